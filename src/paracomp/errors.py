@@ -1,0 +1,29 @@
+"""Exceptions raised for bad input; each message names the file, line or key at fault."""
+
+
+class ParacompError(Exception):
+    """Base class: an error a user can act on, printed without a traceback by the CLI."""
+
+
+class ConfigError(ParacompError):
+    """A configuration key is missing, unknown or of the wrong type."""
+
+
+class DataError(ParacompError):
+    """An input file is malformed (the message names the file and line)."""
+
+
+class ChecksumError(DataError):
+    """A file's sha256 differs from the catalogue's."""
+
+    def __init__(self, dataset: str, file: str, source: str, expected: str, actual: str):
+        super().__init__(
+            f"checksum mismatch for dataset {dataset!r}, file {file!r} from {source}: "
+            f"expected sha256 {expected}, got {actual}"
+        )
+        self.dataset, self.file, self.source = dataset, file, source
+        self.expected, self.actual = expected, actual
+
+
+class SourceUnavailable(ParacompError):
+    """No configured source can provide a dataset or file."""

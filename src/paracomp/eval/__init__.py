@@ -1,0 +1,1 @@
+"""Evaluation: STS-style sentence-pair correlation, word similarity, and table aggregations."""

@@ -1,0 +1,89 @@
+"""Evaluate one model on every configured set and write its result files."""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from paracomp import artefacts
+from paracomp.atomic import atomic_path
+from paracomp.data.parsers import missing_subsets
+from paracomp.eval.encode import AveragedEmbeddings
+from paracomp.eval.sts import METRIC_COLUMNS, predict_pairs, subset_metrics
+from paracomp.eval.wordsim import WORDSIM_COLUMNS, evaluate_wordsim
+
+log = logging.getLogger(__name__)
+
+STS_COLUMNS = [*METRIC_COLUMNS, "source", "note"]
+
+
+def _source(path: Path) -> tuple[str, str]:
+    prov = artefacts.provenance(path)
+    return prov.get("source", ""), prov.get("notes", "")
+
+
+def _sts_rows(path: Path, encoder, splits, tokenizer, lowercase, oov):
+    table = artefacts.read(path, artefacts.SENTENCE_PAIRS)
+    frame = table.to_pandas()
+    name = str(frame["dataset"].iloc[0]) if len(frame) else path.stem
+    if name in splits:
+        frame = frame[frame["split"] == splits[name]]
+    source, note = _source(path)
+    preds = predict_pairs(frame, encoder, tokenizer, lowercase, oov)
+    metrics = subset_metrics(preds).assign(source=source, note=note)
+    absent = [
+        {"dataset": name, "subset": subset, "split": splits.get(name, ""), "n": 0, "n_oov": 0,
+         "n_dropped": 0, "source": source, "note": reason}
+        for subset, reason in missing_subsets(name, table, source).items()
+    ]
+    return preds, pd.concat([metrics, pd.DataFrame(absent, columns=STS_COLUMNS)], ignore_index=True)
+
+
+def evaluate_model(
+    embeddings: Path,
+    sts_sets: list[Path],
+    wordsim_sets: list[Path],
+    unavailable: dict[str, str],
+    splits: dict[str, str],
+    tokenizer: str,
+    lowercase: bool,
+    oov: str,
+    out: Path,
+) -> None:
+    """Write ``sts.csv`` (per subset), ``pairs.parquet`` (per pair) and ``wordsim.csv``."""
+    start = time.perf_counter()
+    words, matrix = artefacts.read_embeddings(embeddings)
+    encoder = AveragedEmbeddings(words, matrix, oov)
+    log.info("loaded %s: %d x %d in %.1fs", embeddings, *matrix.shape, time.perf_counter() - start)
+
+    all_preds, all_metrics = [], []
+    for path in sts_sets:
+        preds, metrics = _sts_rows(path, encoder, splits, tokenizer, lowercase, oov)
+        all_preds.append(preds)
+        all_metrics.append(metrics)
+    unavailable_rows = pd.DataFrame(
+        [{"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
+         for s, r in unavailable.items()],
+        columns=STS_COLUMNS,
+    )
+    sts = pd.concat([*all_metrics, unavailable_rows], ignore_index=True)[STS_COLUMNS]
+    pairs = pd.concat(all_preds, ignore_index=True) if all_preds else pd.DataFrame()
+
+    ws_rows = []
+    for path in wordsim_sets:
+        frame = artefacts.read(path, artefacts.WORD_PAIRS).to_pandas()
+        source, note = _source(path)
+        ws_rows.append({**evaluate_wordsim(frame, encoder, lowercase, oov), "source": source, "note": note})
+    wordsim = pd.DataFrame(ws_rows, columns=[*WORDSIM_COLUMNS, "source", "note"])
+
+    out.mkdir(parents=True, exist_ok=True)
+    with atomic_path(out / "pairs.parquet") as tmp:
+        pairs.to_parquet(tmp, index=False)
+    with atomic_path(out / "wordsim.csv") as tmp:
+        wordsim.to_csv(tmp, index=False, float_format="%.6f")
+    with atomic_path(out / "sts.csv") as tmp:
+        sts.to_csv(tmp, index=False, float_format="%.6f")
+    log.info("evaluated %d pairs and %d word sets in %.1fs", len(pairs), len(ws_rows), time.perf_counter() - start)

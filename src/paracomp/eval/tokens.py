@@ -1,0 +1,40 @@
+"""Sentence tokenisation for evaluation, applied once per distinct sentence."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import cache
+
+from sacremoses import MosesTokenizer
+
+TOKENIZERS = ("moses", "whitespace")
+
+
+@cache
+def _moses() -> MosesTokenizer:
+    return MosesTokenizer(lang="en")
+
+
+def tokenize(sentence: str, tokenizer: str, lowercase: bool) -> list[str]:
+    """Tokenise one sentence (Moses with escaping off, or whitespace), then lowercase."""
+    if tokenizer == "moses":
+        tokens = _moses().tokenize(sentence, escape=False)
+    elif tokenizer == "whitespace":
+        tokens = sentence.split()
+    else:
+        raise ValueError(f"unknown tokenizer {tokenizer!r}; expected one of {TOKENIZERS}")
+    return [t.lower() for t in tokens] if lowercase else tokens
+
+
+def tokenize_all(
+    sentences: Sequence[str], tokenizer: str, lowercase: bool
+) -> list[list[str]]:
+    """Tokenise many sentences, doing the work once for each distinct sentence."""
+    done: dict[str, list[str]] = {}
+    out = []
+    for sentence in sentences:
+        tokens = done.get(sentence)
+        if tokens is None:
+            tokens = done[sentence] = tokenize(sentence, tokenizer, lowercase)
+        out.append(tokens)
+    return out

@@ -1,0 +1,193 @@
+"""Build a results table, its long-form comparison with the paper and a markdown rendering."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from paracomp.eval import aggregate
+from paracomp.tables.layout import GroupRef, LeafRef, row_refs
+from paracomp.tables.printed import PrintedTable, printed_table
+
+COMPARE_COLUMNS = ["row", "column", "ours", "paper", "delta", "data", "note"]
+
+
+@dataclass
+class ModelEval:
+    """A model's evaluation outputs: per-subset metrics and per-pair predictions."""
+
+    metrics: pd.DataFrame
+    pairs: pd.DataFrame
+
+    @classmethod
+    def load(cls, folder: Path) -> ModelEval:
+        return cls(pd.read_csv(folder / "sts.csv"), pd.read_parquet(folder / "pairs.parquet"))
+
+
+@dataclass(frozen=True)
+class Cell:
+    value: float | None
+    data: str
+    reason: str = ""
+
+
+def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | None, str]:
+    m = ev.metrics
+    rows = m[(m["dataset"] == ref.set) & (m["subset"] == ref.subset)]
+    if ref.split is not None:
+        rows = rows[rows["split"] == ref.split]
+    scored = rows[rows["n"] > 0]
+    if scored.empty:
+        notes = [str(n) for n in rows.get("note", pd.Series(dtype=str)).dropna() if str(n)]
+        return None, notes[0] if notes else f"{ref.set}/{ref.subset} was not evaluated"
+    row = scored.iloc[0]
+    p = ev.pairs
+    sel = p[(p["dataset"] == ref.set) & (p["subset"] == ref.subset) & (p["split"] == row["split"])]
+    sel = sel[~sel["dropped"]]
+    leaf = aggregate.Leaf(float(row[metric]), int(row["n"]), sel["gold"].to_numpy(), sel["pred"].to_numpy())
+    return leaf, f"{ref.set}/{ref.subset} ({row['split']}, {row['source']}): {int(row['n'])} pairs, {int(row['n_oov'])} with OOV words"
+
+
+def _node(ev: ModelEval, ref: LeafRef | GroupRef, metric: str):
+    """Aggregation node for a ref, or (None, reason) when some subset under it is missing."""
+    if isinstance(ref, LeafRef):
+        return _leaf(ev, ref, metric)
+    members, missing = [], []
+    for member in ref.members:
+        node, desc = _node(ev, member, metric)
+        if node is None:
+            missing.append(f"{member.name}: {desc}")
+        else:
+            members.append(node)
+    if missing:
+        return None, "; ".join(missing)
+    leaves = aggregate.leaves(aggregate.Group(tuple(members)))
+    n = sum(leaf.n for leaf in leaves)
+    return aggregate.Group(tuple(members)), f"{len(leaves)} subsets ({', '.join(_names(ref))}), {n} pairs"
+
+
+def _names(ref: LeafRef | GroupRef) -> list[str]:
+    return [ref.name] if isinstance(ref, LeafRef) else [n for m in ref.members for n in _names(m)]
+
+
+def compute_cell(
+    ev: ModelEval, ref: LeafRef | GroupRef, metric: str, mode: str
+) -> Cell:
+    """The value of one cell, with the data it was computed on or why it is empty."""
+    node, desc = _node(ev, ref, metric)
+    if node is None:
+        return Cell(None, "", desc)
+    value = aggregate.value(node, mode, metric)
+    if isinstance(ref, GroupRef):
+        desc = f"{mode} over {desc}"
+    return Cell(None if math.isnan(value) else value, desc, "" if not math.isnan(value) else "correlation undefined")
+
+
+def build(
+    paper: str,
+    table: str,
+    columns: dict[str, dict],
+    aggregation: str,
+    evals: dict[str, ModelEval],
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The table in the paper's layout, its comparison file and a markdown rendering."""
+    printed = printed_table(paper, table)
+    refs = row_refs(paper, table)
+    metric = printed.metric if printed.metric in ("pearson", "spearman") else "pearson"
+    cells: dict[tuple[str, str], Cell] = {}
+    for column in printed.columns:
+        spec = columns.get(column, {"model": None, "reason": "column not configured"})
+        for row in printed.rows:
+            if not spec.get("model"):
+                cells[row, column] = Cell(None, "", spec.get("reason", ""))
+            elif row not in refs:
+                cells[row, column] = Cell(None, "", f"row {row!r} is not an evaluation row")
+            else:
+                cell = compute_cell(evals[spec["model"]], refs[row], metric, aggregation)
+                cells[row, column] = Cell(
+                    None if cell.value is None else cell.value * printed.scale, cell.data, cell.reason
+                )
+    wide = _wide(printed, cells)
+    compare = _compare(printed, cells, columns)
+    return wide, compare, _markdown(printed, wide, compare, columns, aggregation)
+
+
+def _fmt(value: float | None, decimals: int) -> str:
+    return "" if value is None else f"{value:.{decimals}f}"
+
+
+def _wide(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataFrame:
+    data = {printed.row_label or "row": [printed.row_label_of(r) for r in printed.rows]}
+    for column in printed.columns:
+        data[printed.column_label_of(column)] = [
+            _fmt(cells[r, column].value, printed.decimals) for r in printed.rows
+        ]
+    return pd.DataFrame(data)
+
+
+def _compare(printed: PrintedTable, cells: dict[tuple[str, str], Cell], columns: dict) -> pd.DataFrame:
+    records = []
+    for row in printed.rows:
+        for column in printed.columns:
+            cell = cells[row, column]
+            paper = printed.value(row, column)
+            ours = None if cell.value is None else round(cell.value, printed.decimals)
+            numeric = isinstance(paper, (int, float)) and ours is not None
+            note = "; ".join(x for x in (columns.get(column, {}).get("note", ""), cell.reason) if x)
+            records.append(
+                {
+                    "row": row,
+                    "column": column,
+                    "ours": ours,
+                    "paper": paper,
+                    "delta": round(ours - paper, printed.decimals + 1) if numeric else None,
+                    "data": cell.data,
+                    "note": note,
+                }
+            )
+    return pd.DataFrame(records, columns=COMPARE_COLUMNS)
+
+
+def _summary(compare: pd.DataFrame, numeric: pd.DataFrame) -> str:
+    mad = float(np.abs(numeric["delta"]).mean()) if len(numeric) else float("nan")
+    return (
+        f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; "
+        f"mean |ours - paper| over {len(numeric)} comparable cells: {mad:.3f}."
+    )
+
+
+def _markdown(printed: PrintedTable, wide: pd.DataFrame, compare: pd.DataFrame, columns: dict, aggregation: str) -> str:
+    header = "| " + " | ".join(wide.columns) + " |"
+    rule = "|" + "---|" * len(wide.columns)
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
+    numeric = compare.dropna(subset=["delta"])
+    lines = [
+        f"# {printed.paper} {printed.key}",
+        "",
+        printed.caption,
+        "",
+        header,
+        rule,
+        *body,
+        "",
+        f"Cells: {printed.metric}; group rows aggregated by `{aggregation}`.",
+        _summary(compare, numeric),
+        "",
+        "Columns:",
+    ]
+    for column in printed.columns:
+        spec = columns.get(column, {})
+        what = f"model `{spec['model']}`" if spec.get("model") else f"empty: {spec.get('reason', 'not configured')}"
+        extra = f" ({spec['note']})" if spec.get("note") else ""
+        lines.append(f"- {printed.column_label_of(column)}: {what}{extra}")
+    reasons = compare[(compare["ours"].isna()) & compare["note"].astype(bool)]
+    per_column = {c: s for c, s in columns.items() if s.get("model")}
+    missing = reasons[reasons["column"].isin(per_column)]
+    if len(missing):
+        lines += ["", "Empty cells of computed columns:"]
+        lines += [f"- {r.row} / {r.column}: {r.note}" for r in missing.itertuples()]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,52 @@
+"""Row layouts: which evaluation subset, or group of subsets, each table row is computed from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+
+import yaml
+
+from paracomp.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class LeafRef:
+    """One subset of an evaluation set (``split`` None: whichever split was evaluated)."""
+
+    name: str
+    set: str
+    subset: str
+    split: str | None = None
+
+
+@dataclass(frozen=True)
+class GroupRef:
+    name: str
+    members: tuple[LeafRef | GroupRef, ...]
+
+
+@cache
+def _raw(paper: str) -> dict:
+    resource = files("paracomp.tables").joinpath("layouts", f"{paper}.yaml")
+    return yaml.safe_load(resource.read_text()) if resource.is_file() else {}
+
+
+def _resolve(raw: dict, name: str, seen: tuple[str, ...] = ()) -> LeafRef | GroupRef:
+    if name in seen:
+        raise ConfigError(f"layout group {name!r} contains itself")
+    if name in raw.get("leaves", {}):
+        spec = raw["leaves"][name]
+        return LeafRef(name, spec["set"], spec["subset"], spec.get("split"))
+    if name in raw.get("groups", {}):
+        members = tuple(_resolve(raw, m, (*seen, name)) for m in raw["groups"][name])
+        return GroupRef(name, members)
+    raise ConfigError(f"layout names {name!r}, which is neither a leaf nor a group")
+
+
+def row_refs(paper: str, table: str) -> dict[str, LeafRef | GroupRef]:
+    """Evaluation rows of a table; rows not listed are not computed from evaluations."""
+    raw = _raw(paper)
+    rows = raw.get("tables", {}).get(table, {})
+    return {str(row): _resolve(raw, str(name)) for row, name in rows.items()}

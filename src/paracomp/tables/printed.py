@@ -1,0 +1,75 @@
+"""The numbers printed in each paper's tables, used only for the comparison column."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any
+
+import yaml
+
+from paracomp.errors import ConfigError
+
+
+@dataclass(frozen=True)
+class PrintedTable:
+    """A table as printed: keys, labels, rounding and values (None where blank)."""
+
+    paper: str
+    key: str
+    caption: str
+    metric: str
+    scale: float
+    decimals: int
+    row_label: str
+    rows: list[str]
+    columns: list[str]
+    row_labels: dict[str, str]
+    column_labels: dict[str, str]
+    values: dict[str, dict[str, Any]]
+    notes: list[str]
+
+    def row_label_of(self, row: str) -> str:
+        return self.row_labels.get(row, row)
+
+    def column_label_of(self, column: str) -> str:
+        return self.column_labels.get(column, column)
+
+    def value(self, row: str, column: str) -> Any:
+        return self.values.get(row, {}).get(column)
+
+
+@cache
+def paper_tables(paper: str) -> dict[str, PrintedTable]:
+    """Every printed table of ``paper``, keyed ``table3`` etc."""
+    resource = files("paracomp.tables").joinpath("printed", f"{paper}.yaml")
+    if not resource.is_file():
+        raise ConfigError(f"no printed tables for paper {paper!r}")
+    raw = yaml.safe_load(resource.read_text())
+    return {
+        key: PrintedTable(
+            paper=paper,
+            key=key,
+            caption=spec.get("caption", ""),
+            metric=spec.get("metric", ""),
+            scale=spec.get("scale", 1),
+            decimals=spec.get("decimals", 2),
+            row_label=spec.get("row_label", ""),
+            rows=[str(r) for r in spec["rows"]],
+            columns=[str(c) for c in spec["columns"]],
+            row_labels={str(k): v for k, v in (spec.get("row_labels") or {}).items()},
+            column_labels={str(k): v for k, v in (spec.get("column_labels") or {}).items()},
+            values={str(r): {str(c): v for c, v in (cols or {}).items()}
+                    for r, cols in (spec.get("values") or {}).items()},
+            notes=list(spec.get("notes") or []),
+        )
+        for key, spec in raw["tables"].items()
+    }
+
+
+def printed_table(paper: str, table: str) -> PrintedTable:
+    tables = paper_tables(paper)
+    if table not in tables:
+        raise ConfigError(f"paper {paper!r} has no table {table!r}; it has {sorted(tables)}")
+    return tables[table]

@@ -1,0 +1,26 @@
+"""Write a table's CSV, long-form compare CSV and markdown from a run's config."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from paracomp.atomic import atomic_path
+from paracomp.errors import ConfigError
+from paracomp.tables.build import ModelEval, build
+
+
+def write_table(paper: str, table: str, spec: dict, eval_dirs: dict[str, Path], out: Path) -> None:
+    """Build ``paper``'s ``table`` from its config entry ``spec`` and write the three files."""
+    if "columns" not in spec:
+        raise ConfigError(f"tables.{paper}.{table} in config has no `columns`")
+    evals = {model: ModelEval.load(folder) for model, folder in eval_dirs.items()}
+    wide, compare, markdown = build(
+        paper, table, spec["columns"], spec.get("aggregation", "mean"), evals
+    )
+    stem = out.with_suffix("")
+    with atomic_path(out) as tmp:
+        wide.to_csv(tmp, index=False)
+    with atomic_path(stem.with_suffix(".compare.csv")) as tmp:
+        compare.to_csv(tmp, index=False)
+    with atomic_path(stem.with_suffix(".md")) as tmp:
+        tmp.write_text(markdown)
