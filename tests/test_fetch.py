@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import gzip
 import hashlib
 import io
 import json
@@ -426,7 +427,7 @@ def test_catalogue_upstream_entries_are_well_formed() -> None:
         parts = dataset.upstream.get("parts", [dataset.upstream] if dataset.upstream else [])
         for part in parts:
             assert part["url"].startswith(("http://", "https://")), dataset.name
-            assert part["archive"] in {"zip", "tar.gz", "none"}, dataset.name
+            assert part["archive"] in {"zip", "tar.gz", "gz", "none"}, dataset.name
             assert set(part["members"].values()) <= set(dataset.files), dataset.name
 
 
@@ -458,7 +459,7 @@ def build_release(part: dict[str, Any], dataset: str) -> bytes:
 def test_catalogue_upstream_entries_round_trip(server: Server, tmp_path: Path) -> None:
     """Releases laid out as the catalogue says yield every mapped file with mirror bytes."""
     for dataset in catalog.load().datasets.values():
-        if not dataset.upstream:
+        if not dataset.upstream or not (MIRROR / dataset.name).is_dir():
             continue
         parts = []
         for part in dataset.upstream.get("parts", [dataset.upstream]):
@@ -469,6 +470,20 @@ def test_catalogue_upstream_entries_round_trip(server: Server, tmp_path: Path) -
         manifest = fetch_upstream(local, tmp_path / dataset.name, backoff=0)
         expected = {name for part in parts for name in part["members"].values()}
         assert set(manifest["files"]) == expected, dataset.name
+
+
+def test_gz_release_without_catalogue_checksum_is_pinned(server: Server, tmp_path: Path) -> None:
+    """A single-file .gz release (PPDB style) unpacks; its unknown checksum is recorded."""
+    text = b"[NP] ||| the cat ||| the feline ||| p(e|f)=0.5 ||| 0-0 1-1\n"
+    server.files["/ppdb.gz"] = gzip.compress(text)
+    dataset = Dataset(
+        name="ppdb-toy", title="", kind="phrase-pairs", papers=(), licence="",
+        files={"ppdb": MirrorFile(None, None, None)},
+        upstream={"url": server.url + "/ppdb.gz", "archive": "gz", "members": {"ppdb": "ppdb"}},
+    )
+    manifest = fetch_upstream(dataset, tmp_path / "out", backoff=0)
+    assert (tmp_path / "out" / "ppdb").read_bytes() == text
+    assert manifest["files"]["ppdb"] == sha256(text)
 
 
 # --------------------------------------------------------------------------- registry

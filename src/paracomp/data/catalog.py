@@ -39,9 +39,11 @@ class Package:
 
 @dataclass(frozen=True)
 class MirrorFile:
-    sha256: str
-    bytes: int
-    rows: int
+    """A file of a dataset; checksum and sizes are None where no release publishes them."""
+
+    sha256: str | None
+    bytes: int | None
+    rows: int | None
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gzip
 import http.client
 import json
+import logging
 import lzma
 import os
 import shlex
@@ -42,16 +43,30 @@ _ARCHIVE_ERRORS = (
     gzip.BadGzipFile,
     ValueError,  # malformed header fields
 )
+log = logging.getLogger(__name__)
 _RETRYABLE_HTTP = frozenset({408, 429})
 
 
 def verify_file(
-    path: str | os.PathLike[str], expected_sha256: str, *, dataset: str, file: str, source: str
-) -> None:
-    """Raise :class:`ChecksumError` unless ``path`` has sha256 ``expected_sha256``."""
+    path: str | os.PathLike[str],
+    expected_sha256: str | None,
+    *,
+    dataset: str,
+    file: str,
+    source: str,
+) -> str:
+    """Return ``path``'s sha256; raise :class:`ChecksumError` if it is not ``expected_sha256``.
+
+    Where the catalogue knows no checksum (``None``: no release publishes one), the actual one
+    is returned, logged and recorded in the manifest, pinning what was used.
+    """
     actual = sha256_file(path)
-    if actual != expected_sha256:
+    if expected_sha256 is None:
+        log.warning("dataset %r, file %r from %s: no catalogue checksum; got sha256 %s",
+                    dataset, file, source, actual)
+    elif actual != expected_sha256:
         raise ChecksumError(dataset, file, source, expected_sha256, actual)
+    return actual
 
 
 # --------------------------------------------------------------------------- mirror
@@ -61,6 +76,7 @@ def fetch_mirror(dataset: Dataset, mirror: Path, out_dir: Path) -> dict[str, Any
     """Copy every catalogue file of ``dataset`` from ``<mirror>/<dataset>/`` and verify it."""
     source_dir = Path(mirror) / dataset.name
     with atomic_dir(out_dir) as tmp:
+        files: dict[str, str] = {}
         for name, meta in dataset.files.items():
             src = source_dir / name
             if not src.is_file():
@@ -70,14 +86,14 @@ def fetch_mirror(dataset: Dataset, mirror: Path, out_dir: Path) -> dict[str, Any
             dst = tmp / name
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
-            verify_file(
+            files[name] = verify_file(
                 dst, meta.sha256, dataset=dataset.name, file=name, source=f"mirror {mirror}"
             )
         manifest = {
             "dataset": dataset.name,
             "source": "mirror",
             "origin": str(mirror),
-            "files": {name: meta.sha256 for name, meta in dataset.files.items()},
+            "files": files,
         }
         _write_manifest(tmp, manifest)
     return manifest
@@ -251,6 +267,11 @@ def _fetch_release(
         )
     if part.get("archive", "zip") == "none":
         return work
+    if part["archive"] == "gz":  # one gzip-compressed file, named as the URL without .gz
+        with gzip.open(download) as src, open(download.with_suffix(""), "wb") as dst:
+            shutil.copyfileobj(src, dst)
+        download.unlink()
+        return work
     tree = work / "tree"
     safe_extract(download, tree)
     return tree
@@ -276,8 +297,7 @@ def _take_member(dataset: Dataset, url: str, tree: Path, member: str, name: str,
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, target)
     expected = dataset.files[name].sha256
-    verify_file(target, expected, dataset=dataset.name, file=name, source=f"upstream {url}")
-    return expected
+    return verify_file(target, expected, dataset=dataset.name, file=name, source=f"upstream {url}")
 
 
 def _download(url: str, dest: Path, *, attempts: int, backoff: float, timeout: float) -> None:
