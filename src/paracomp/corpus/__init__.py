@@ -1,0 +1,1 @@
+"""Parallel corpora: reading (the SWORD Bible), Moses tokenisation and cleaning, derived sets."""

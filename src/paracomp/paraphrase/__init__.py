@@ -1,0 +1,1 @@
+"""English paraphrase pairs: PPDB and its derived sets, and bilingual pivoting."""
