@@ -31,10 +31,14 @@ def main() -> None:
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
-            evaluate_model(Path(args.embeddings), sts, wordsim, {}, {}, "moses", True, "skip", Path(out))
+            evaluate_model(
+                Path(args.embeddings), sts, wordsim, {}, {}, "moses", True, "skip", Path(out)
+            )
             times.append(time.perf_counter() - start)
     print(f"sets: {len(sts)} sentence-pair ({pairs} rows), {len(wordsim)} word-pair")
-    print(f"evaluate (load + tokenise + encode + score + write): best {min(times):.2f}s of {args.repeat}")
+    print(
+        f"evaluate (load + tokenise + encode + score + write): best {min(times):.2f}s of {args.repeat}"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,12 @@
 # Fetching: copy from the mirror, download registry packages, or download upstream releases.
-# Every file is verified against the catalogue's sha256 and written atomically.
+# Every file is verified against the catalogue's sha256 and written atomically. Downloads run
+# on the submitting host (localrules): cluster compute nodes often have no network.
+
+
+localrules:
+    fetch_mirror,
+    fetch_package,
+    fetch_upstream,
 
 
 rule fetch_mirror:

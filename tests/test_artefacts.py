@@ -27,7 +27,9 @@ def test_roundtrip_with_provenance(tmp_path, capsys):
 
 def test_schema_mismatch_names_file(tmp_path):
     with pytest.raises(DataError, match="bad.parquet"):
-        artefacts.write(pa.table({"w1": ["a"]}), tmp_path / "bad.parquet", artefacts.WORD_PAIRS, PROV)
+        artefacts.write(
+            pa.table({"w1": ["a"]}), tmp_path / "bad.parquet", artefacts.WORD_PAIRS, PROV
+        )
     assert not list(tmp_path.iterdir())
 
 
@@ -43,10 +45,9 @@ def test_embeddings_roundtrip(tmp_path):
 
 def test_atomic_path_leaves_nothing_on_failure(tmp_path):
     target = tmp_path / "out.txt"
-    with pytest.raises(RuntimeError):
-        with atomic_path(target) as tmp:
-            tmp.write_text("half")
-            raise RuntimeError("killed")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("killed")
     assert list(tmp_path.iterdir()) == []
     with atomic_path(target) as tmp:
         tmp.write_text("whole")

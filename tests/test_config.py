@@ -28,7 +28,10 @@ def test_shipped_config_validates_and_gets_defaults():
         (lambda c: c.update(mirorr="/data"), "mirorr"),
         (lambda c: c["evaluation"].update(oov="ignore"), "ignore"),
         (lambda c: c.update(sources=["mirror", "ftp"]), "ftp"),
-        (lambda c: c["tables"]["elgohary2016"]["table3"]["columns"]["glove"].update(modle="x"), "modle"),
+        (
+            lambda c: c["tables"]["elgohary2016"]["table3"]["columns"]["glove"].update(modle="x"),
+            "modle",
+        ),
     ],
 )
 def test_bad_key_is_named(mutate, key):

@@ -57,7 +57,12 @@ def test_drop_policy_removes_oov_pairs_from_correlation():
 
 def test_wordsim_counts_oov_pairs():
     pairs = pd.DataFrame(
-        {"dataset": "ws", "w1": ["Cat", "a", "zebra"], "w2": ["dog", "sat", "cat"], "score": [8.0, 1.0, 3.0]}
+        {
+            "dataset": "ws",
+            "w1": ["Cat", "a", "zebra"],
+            "w2": ["dog", "sat", "cat"],
+            "score": [8.0, 1.0, 3.0],
+        }
     )
     res = evaluate_wordsim(pairs, AveragedEmbeddings(WORDS, MATRIX, "skip"), True, "skip")
     assert (res["n_total"], res["n"], res["n_oov"]) == (3, 2, 1)

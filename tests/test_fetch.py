@@ -477,7 +477,11 @@ def test_gz_release_without_catalogue_checksum_is_pinned(server: Server, tmp_pat
     text = b"[NP] ||| the cat ||| the feline ||| p(e|f)=0.5 ||| 0-0 1-1\n"
     server.files["/ppdb.gz"] = gzip.compress(text)
     dataset = Dataset(
-        name="ppdb-toy", title="", kind="phrase-pairs", papers=(), licence="",
+        name="ppdb-toy",
+        title="",
+        kind="phrase-pairs",
+        papers=(),
+        licence="",
         files={"ppdb": MirrorFile(None, None, None)},
         upstream={"url": server.url + "/ppdb.gz", "archive": "gz", "members": {"ppdb": "ppdb"}},
     )

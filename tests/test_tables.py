@@ -27,17 +27,51 @@ def toy_eval(drop=()):
     for dataset, subsets in SUBSETS.items():
         for subset in subsets:
             if (dataset, subset) in drop:
-                metrics.append(dict(dataset=dataset, subset=subset, split="test", n=0, n_oov=0,
-                                    n_dropped=0, pearson=None, spearman=None, source="registry",
-                                    note=f"{subset} not in the STS-B-recoverable subset"))
+                metrics.append(
+                    {
+                        "dataset": dataset,
+                        "subset": subset,
+                        "split": "test",
+                        "n": 0,
+                        "n_oov": 0,
+                        "n_dropped": 0,
+                        "pearson": None,
+                        "spearman": None,
+                        "source": "registry",
+                        "note": f"{subset} not in the STS-B-recoverable subset",
+                    }
+                )
                 continue
             gold = np.array([0.0, 1.0, 2.0, 3.0])
             pred = gold + rng.normal(scale=0.8, size=4)
             r = float(np.corrcoef(gold, pred)[0, 1])
-            metrics.append(dict(dataset=dataset, subset=subset, split="test", n=4, n_oov=1,
-                                n_dropped=0, pearson=r, spearman=r, source="mirror", note=""))
-            pairs += [dict(dataset=dataset, subset=subset, split="test", id=str(i), gold=g, pred=p,
-                           oov=False, dropped=False) for i, (g, p) in enumerate(zip(gold, pred))]
+            metrics.append(
+                {
+                    "dataset": dataset,
+                    "subset": subset,
+                    "split": "test",
+                    "n": 4,
+                    "n_oov": 1,
+                    "n_dropped": 0,
+                    "pearson": r,
+                    "spearman": r,
+                    "source": "mirror",
+                    "note": "",
+                }
+            )
+            pairs += [
+                {
+                    "dataset": dataset,
+                    "subset": subset,
+                    "split": "test",
+                    "id": str(i),
+                    "gold": g,
+                    "pred": p,
+                    "oov": False,
+                    "dropped": False,
+                }
+                for i, (g, p) in enumerate(zip(gold, pred))
+            ]
     return ModelEval(pd.DataFrame(metrics), pd.DataFrame(pairs))
 
 
@@ -60,14 +94,18 @@ def test_table3_cells_groups_and_compare():
     assert wide.columns[0] == "Dataset" and len(wide) == 24
     glove = compare[compare["column"] == "glove"].set_index("row")
     assert glove.loc["MSRpar", "ours"] == round(m["sts2012", "MSRpar"], 2)
-    assert glove.loc["2013 Avg", "ours"] == round(np.mean([m["sts2013", s] for s in SUBSETS["sts2013"]]), 2)
+    assert glove.loc["2013 Avg", "ours"] == round(
+        np.mean([m["sts2013", s] for s in SUBSETS["sts2013"]]), 2
+    )
     assert glove.loc["SICK", "paper"] == 0.66
     assert glove.loc["SICK", "delta"] == pytest.approx(glove.loc["SICK", "ours"] - 0.66)
     assert "GloVe 6B 50d" in glove.loc["SICK", "note"] and "4 pairs" in glove.loc["SICK", "data"]
     mono = compare[compare["column"] == "mono_jbi"]
     assert mono["ours"].isna().all() and (mono["note"] == "not trained yet").all()
     label = printed_table("elgohary2016", "table3").column_label_of("mono_jbi")
-    assert (wide[label] == "").all() and (wide[printed_table("elgohary2016", "table3").column_label_of("glove")] != "").all()
+    assert (wide[label] == "").all() and (
+        wide[printed_table("elgohary2016", "table3").column_label_of("glove")] != ""
+    ).all()
     assert "not trained yet" in md
 
 
@@ -75,7 +113,10 @@ def test_missing_subset_empties_its_group_with_reason():
     ev = toy_eval(drop={("sts2012", "SMTeuroparl")})
     _, compare, _ = build("elgohary2016", "table3", COLUMNS, "mean", {"g": ev})
     glove = compare[compare["column"] == "glove"].set_index("row")
-    assert pd.isna(glove.loc["SMT-eur", "ours"]) and "STS-B-recoverable" in glove.loc["SMT-eur", "note"]
+    assert (
+        pd.isna(glove.loc["SMT-eur", "ours"])
+        and "STS-B-recoverable" in glove.loc["SMT-eur", "note"]
+    )
     assert pd.isna(glove.loc["2012 Avg", "ours"]) and "SMT-eur" in glove.loc["2012 Avg", "note"]
     assert not pd.isna(glove.loc["2013 Avg", "ours"])
 
@@ -88,8 +129,22 @@ def test_cli_writes_three_files(tmp_path):
     ev.pairs.to_parquet(folder / "pairs.parquet")
     spec = {"aggregation": "pooled", "columns": {"glove": {"model": "g"}}}
     out = tmp_path / "table6.csv"
-    assert main(["table", "elgohary2016", "table6", "--spec", json.dumps(spec),
-                 "--eval", f"g={folder}", "--out", str(out)]) == 0
+    assert (
+        main(
+            [
+                "table",
+                "elgohary2016",
+                "table6",
+                "--spec",
+                json.dumps(spec),
+                "--eval",
+                f"g={folder}",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
     table = pd.read_csv(out, dtype=str, keep_default_na=False)
     compare = pd.read_csv(tmp_path / "table6.compare.csv", dtype={"row": str})
     assert list(compare.columns) == ["row", "column", "ours", "paper", "delta", "data", "note"]

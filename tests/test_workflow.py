@@ -19,8 +19,20 @@ def snakemake(workdir: Path, *args: str, mirror: Path | None = None, check: bool
     env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
     if mirror is not None:
         env["PARACOMP_MIRROR"] = str(mirror)
-    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(REPO / "Snakefile"),
-           "--configfile", str(REPO / "config.yaml"), "--directory", str(workdir), "--cores", "2", *args]
+    cmd = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(REPO / "Snakefile"),
+        "--configfile",
+        str(REPO / "config.yaml"),
+        "--directory",
+        str(workdir),
+        "--cores",
+        "2",
+        *args,
+    ]
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")

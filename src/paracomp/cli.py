@@ -46,7 +46,9 @@ def _fetch(args: argparse.Namespace) -> None:
         cache = Path(args.cache) if args.cache else None
         fetch.fetch_package(cat.package(args.name), out, cache)
     else:
-        fetch.fetch_upstream(cat.dataset(args.name), out, attempts=args.attempts, backoff=args.backoff)
+        fetch.fetch_upstream(
+            cat.dataset(args.name), out, attempts=args.attempts, backoff=args.backoff
+        )
     log.info("fetched %s %s into %s", args.kind, args.name, out)
 
 
@@ -85,8 +87,12 @@ def _embeddings(args: argparse.Namespace) -> None:
         words, matrix = embeddings.from_kumo(manifest.parent / "root", reg["matrix"], reg["index"])
     else:
         up = spec["upstream"]
-        words, matrix = embeddings.from_glove_text(manifest.parent / Path(up["url"]).name, up["member"])
-    prov = Provenance(args.name, args.source, artefacts.input_checksums([manifest]), {}, spec.get("title", ""))
+        words, matrix = embeddings.from_glove_text(
+            manifest.parent / Path(up["url"]).name, up["member"]
+        )
+    prov = Provenance(
+        args.name, args.source, artefacts.input_checksums([manifest]), {}, spec.get("title", "")
+    )
     artefacts.write_embeddings(words, matrix, args.out, prov)
     log.info("%s: %d x %d -> %s", args.name, *matrix.shape, args.out)
 
@@ -116,7 +122,9 @@ def _table(args: argparse.Namespace) -> None:
 
     evals = dict(item.split("=", 1) for item in args.eval)
     spec = json.loads(args.spec)
-    write_table(args.paper, args.table, spec, {k: Path(v) for k, v in evals.items()}, Path(args.out))
+    write_table(
+        args.paper, args.table, spec, {k: Path(v) for k, v in evals.items()}, Path(args.out)
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -124,7 +132,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    p = sub.add_parser("inspect", help="show schema, rows, provenance and first rows of parquet files")
+    p = sub.add_parser(
+        "inspect", help="show schema, rows, provenance and first rows of parquet files"
+    )
     p.add_argument("files", nargs="+")
     p.add_argument("--rows", type=int, default=5)
     p.set_defaults(func=_inspect)
@@ -167,15 +177,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
     p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--oov", default="skip", choices=["skip", "unk", "drop"])
-    p.add_argument("--out", required=True, help="output folder: sts.csv, pairs.parquet, wordsim.csv")
+    p.add_argument(
+        "--out", required=True, help="output folder: sts.csv, pairs.parquet, wordsim.csv"
+    )
     p.set_defaults(func=_evaluate)
 
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")
     p.add_argument("table")
-    p.add_argument("--spec", required=True, help="the table's config entry as JSON (columns, aggregation)")
+    p.add_argument(
+        "--spec", required=True, help="the table's config entry as JSON (columns, aggregation)"
+    )
     p.add_argument("--eval", nargs="*", default=[], metavar="MODEL=DIR")
-    p.add_argument("--out", required=True, help="table CSV; .compare.csv and .md are written beside")
+    p.add_argument(
+        "--out", required=True, help="table CSV; .compare.csv and .md are written beside"
+    )
     p.set_defaults(func=_table)
     return parser
 

@@ -80,19 +80,25 @@ class Catalog:
         try:
             return self.packages[name]
         except KeyError:
-            raise ConfigError(f"unknown package {name!r}; catalogue has {sorted(self.packages)}")
+            raise ConfigError(
+                f"unknown package {name!r}; catalogue has {sorted(self.packages)}"
+            ) from None
 
     def dataset(self, name: str) -> Dataset:
         try:
             return self.datasets[name]
         except KeyError:
-            raise ConfigError(f"unknown dataset {name!r}; catalogue has {sorted(self.datasets)}")
+            raise ConfigError(
+                f"unknown dataset {name!r}; catalogue has {sorted(self.datasets)}"
+            ) from None
 
     def set(self, name: str) -> SetSpec:
         try:
             return self.sets[name]
         except KeyError:
-            raise ConfigError(f"unknown evaluation set {name!r}; catalogue has {sorted(self.sets)}")
+            raise ConfigError(
+                f"unknown evaluation set {name!r}; catalogue has {sorted(self.sets)}"
+            ) from None
 
 
 def _parse(raw: dict[str, Any]) -> Catalog:

@@ -62,8 +62,13 @@ def verify_file(
     """
     actual = sha256_file(path)
     if expected_sha256 is None:
-        log.warning("dataset %r, file %r from %s: no catalogue checksum; got sha256 %s",
-                    dataset, file, source, actual)
+        log.warning(
+            "dataset %r, file %r from %s: no catalogue checksum; got sha256 %s",
+            dataset,
+            file,
+            source,
+            actual,
+        )
     elif actual != expected_sha256:
         raise ChecksumError(dataset, file, source, expected_sha256, actual)
     return actual

@@ -35,8 +35,16 @@ def _sts_rows(path: Path, encoder, splits, tokenizer, lowercase, oov):
     preds = predict_pairs(frame, encoder, tokenizer, lowercase, oov)
     metrics = subset_metrics(preds).assign(source=source, note=note)
     absent = [
-        {"dataset": name, "subset": subset, "split": splits.get(name, ""), "n": 0, "n_oov": 0,
-         "n_dropped": 0, "source": source, "note": reason}
+        {
+            "dataset": name,
+            "subset": subset,
+            "split": splits.get(name, ""),
+            "n": 0,
+            "n_oov": 0,
+            "n_dropped": 0,
+            "source": source,
+            "note": reason,
+        }
         for subset, reason in missing_subsets(name, table, source).items()
     ]
     return preds, pd.concat([metrics, pd.DataFrame(absent, columns=STS_COLUMNS)], ignore_index=True)
@@ -65,8 +73,10 @@ def evaluate_model(
         all_preds.append(preds)
         all_metrics.append(metrics)
     unavailable_rows = pd.DataFrame(
-        [{"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
-         for s, r in unavailable.items()],
+        [
+            {"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
+            for s, r in unavailable.items()
+        ],
         columns=STS_COLUMNS,
     )
     sts = pd.concat([*all_metrics, unavailable_rows], ignore_index=True)[STS_COLUMNS]
@@ -76,7 +86,9 @@ def evaluate_model(
     for path in wordsim_sets:
         frame = artefacts.read(path, artefacts.WORD_PAIRS).to_pandas()
         source, note = _source(path)
-        ws_rows.append({**evaluate_wordsim(frame, encoder, lowercase, oov), "source": source, "note": note})
+        ws_rows.append(
+            {**evaluate_wordsim(frame, encoder, lowercase, oov), "source": source, "note": note}
+        )
     wordsim = pd.DataFrame(ws_rows, columns=[*WORDSIM_COLUMNS, "source", "note"])
 
     out.mkdir(parents=True, exist_ok=True)
@@ -86,4 +98,9 @@ def evaluate_model(
         wordsim.to_csv(tmp, index=False, float_format="%.6f")
     with atomic_path(out / "sts.csv") as tmp:
         sts.to_csv(tmp, index=False, float_format="%.6f")
-    log.info("evaluated %d pairs and %d word sets in %.1fs", len(pairs), len(ws_rows), time.perf_counter() - start)
+    log.info(
+        "evaluated %d pairs and %d word sets in %.1fs",
+        len(pairs),
+        len(ws_rows),
+        time.perf_counter() - start,
+    )

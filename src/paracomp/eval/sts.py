@@ -11,7 +11,14 @@ from paracomp.eval.tokens import tokenize_all
 
 PAIR_COLUMNS = ["dataset", "subset", "split", "id", "gold", "pred", "oov"]
 METRIC_COLUMNS = [
-    "dataset", "subset", "split", "n", "n_oov", "n_dropped", "pearson", "spearman",
+    "dataset",
+    "subset",
+    "split",
+    "n",
+    "n_oov",
+    "n_dropped",
+    "pearson",
+    "spearman",
 ]
 
 
@@ -26,7 +33,10 @@ def predict_pairs(
     left = tokenize_all(scored["s1"].tolist(), tokenizer, lowercase)
     right = tokenize_all(scored["s2"].tolist(), tokenizer, lowercase)
     has_oov = np.array(
-        [not all(map(encoder.known, a)) or not all(map(encoder.known, b)) for a, b in zip(left, right)],
+        [
+            not all(map(encoder.known, a)) or not all(map(encoder.known, b))
+            for a, b in zip(left, right)
+        ],
         dtype=bool,
     )
     pred = cosine_rows(encoder.encode(left), encoder.encode(right))

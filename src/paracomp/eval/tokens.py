@@ -26,9 +26,7 @@ def tokenize(sentence: str, tokenizer: str, lowercase: bool) -> list[str]:
     return [t.lower() for t in tokens] if lowercase else tokens
 
 
-def tokenize_all(
-    sentences: Sequence[str], tokenizer: str, lowercase: bool
-) -> list[list[str]]:
+def tokenize_all(sentences: Sequence[str], tokenizer: str, lowercase: bool) -> list[list[str]]:
     """Tokenise many sentences, doing the work once for each distinct sentence."""
     done: dict[str, list[str]] = {}
     out = []

@@ -11,7 +11,9 @@ from paracomp.eval.metrics import pearson, spearman
 WORDSIM_COLUMNS = ["dataset", "n_total", "n", "n_oov", "spearman", "pearson"]
 
 
-def evaluate_wordsim(pairs: pd.DataFrame, encoder: SentenceEncoder, lowercase: bool, oov: str) -> dict:
+def evaluate_wordsim(
+    pairs: pd.DataFrame, encoder: SentenceEncoder, lowercase: bool, oov: str
+) -> dict:
     """Correlations for one set. Pairs with an unknown word are scored only under ``unk``
     (cosine 0 against the zero UNK vector); otherwise they are left out and counted."""
     w1 = pairs["w1"].str.lower() if lowercase else pairs["w1"]

@@ -48,8 +48,14 @@ def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | No
     p = ev.pairs
     sel = p[(p["dataset"] == ref.set) & (p["subset"] == ref.subset) & (p["split"] == row["split"])]
     sel = sel[~sel["dropped"]]
-    leaf = aggregate.Leaf(float(row[metric]), int(row["n"]), sel["gold"].to_numpy(), sel["pred"].to_numpy())
-    source = row["source"] if pd.isna(row["note"]) or not row["note"] else f"{row['source']}: {row['note']}"
+    leaf = aggregate.Leaf(
+        float(row[metric]), int(row["n"]), sel["gold"].to_numpy(), sel["pred"].to_numpy()
+    )
+    source = (
+        row["source"]
+        if pd.isna(row["note"]) or not row["note"]
+        else f"{row['source']}: {row['note']}"
+    )
     return leaf, (
         f"{ref.set}/{ref.subset} ({row['split']}, {source}): "
         f"{int(row['n'])} pairs, {int(row['n_oov'])} with OOV words"
@@ -89,9 +95,7 @@ def _sources(ev: ModelEval, ref: LeafRef | GroupRef) -> set[str]:
     }
 
 
-def compute_cell(
-    ev: ModelEval, ref: LeafRef | GroupRef, metric: str, mode: str
-) -> Cell:
+def compute_cell(ev: ModelEval, ref: LeafRef | GroupRef, metric: str, mode: str) -> Cell:
     """The value of one cell, with the data it was computed on or why it is empty."""
     node, desc = _node(ev, ref, metric)
     if node is None:
@@ -99,7 +103,11 @@ def compute_cell(
     value = aggregate.value(node, mode, metric)
     if isinstance(ref, GroupRef):
         desc = f"{mode} over {desc}"
-    return Cell(None if math.isnan(value) else value, desc, "" if not math.isnan(value) else "correlation undefined")
+    return Cell(
+        None if math.isnan(value) else value,
+        desc,
+        "" if not math.isnan(value) else "correlation undefined",
+    )
 
 
 def build(
@@ -124,7 +132,9 @@ def build(
             else:
                 cell = compute_cell(evals[spec["model"]], refs[row], metric, aggregation)
                 cells[row, column] = Cell(
-                    None if cell.value is None else cell.value * printed.scale, cell.data, cell.reason
+                    None if cell.value is None else cell.value * printed.scale,
+                    cell.data,
+                    cell.reason,
                 )
     wide = _wide(printed, cells)
     compare = _compare(printed, cells, columns)
@@ -144,7 +154,9 @@ def _wide(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataF
     return pd.DataFrame(data)
 
 
-def _compare(printed: PrintedTable, cells: dict[tuple[str, str], Cell], columns: dict) -> pd.DataFrame:
+def _compare(
+    printed: PrintedTable, cells: dict[tuple[str, str], Cell], columns: dict
+) -> pd.DataFrame:
     records = []
     for row in printed.rows:
         for column in printed.columns:
@@ -175,7 +187,13 @@ def _summary(compare: pd.DataFrame, numeric: pd.DataFrame) -> str:
     )
 
 
-def _markdown(printed: PrintedTable, wide: pd.DataFrame, compare: pd.DataFrame, columns: dict, aggregation: str) -> str:
+def _markdown(
+    printed: PrintedTable,
+    wide: pd.DataFrame,
+    compare: pd.DataFrame,
+    columns: dict,
+    aggregation: str,
+) -> str:
     header = "| " + " | ".join(wide.columns) + " |"
     rule = "|" + "---|" * len(wide.columns)
     body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
@@ -196,7 +214,11 @@ def _markdown(printed: PrintedTable, wide: pd.DataFrame, compare: pd.DataFrame, 
     ]
     for column in printed.columns:
         spec = columns.get(column, {})
-        what = f"model `{spec['model']}`" if spec.get("model") else f"empty: {spec.get('reason', 'not configured')}"
+        what = (
+            f"model `{spec['model']}`"
+            if spec.get("model")
+            else f"empty: {spec.get('reason', 'not configured')}"
+        )
         extra = f" ({spec['note']})" if spec.get("note") else ""
         lines.append(f"- {printed.column_label_of(column)}: {what}{extra}")
     reasons = compare[(compare["ours"].isna()) & compare["note"].astype(bool)]

@@ -60,8 +60,10 @@ def paper_tables(paper: str) -> dict[str, PrintedTable]:
             columns=[str(c) for c in spec["columns"]],
             row_labels={str(k): v for k, v in (spec.get("row_labels") or {}).items()},
             column_labels={str(k): v for k, v in (spec.get("column_labels") or {}).items()},
-            values={str(r): {str(c): v for c, v in (cols or {}).items()}
-                    for r, cols in (spec.get("values") or {}).items()},
+            values={
+                str(r): {str(c): v for c, v in (cols or {}).items()}
+                for r, cols in (spec.get("values") or {}).items()
+            },
             notes=list(spec.get("notes") or []),
         )
         for key, spec in raw["tables"].items()

@@ -1,0 +1,1 @@
+"""Word alignment: directional aligners and their symmetrisation."""

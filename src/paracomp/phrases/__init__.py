@@ -1,0 +1,1 @@
+"""Moses-style phrase extraction, counting and phrase-table scoring."""
