@@ -12,6 +12,7 @@ configfile: "config.yaml"
 include: "rules/common.smk"
 include: "rules/download.smk"
 include: "rules/sets.smk"
+include: "rules/corpus.smk"
 include: "rules/evaluate.smk"
 include: "rules/tables.smk"
 

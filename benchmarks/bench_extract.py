@@ -1,10 +1,12 @@
 """Benchmark: grow-diag-final-and, phrase extraction + counting, and scoring on real pairs.
 
-Needs the corpus step's outputs: a parquet file with columns ``id``, ``en``, ``es``
-(space-tokenised) and Pharaoh alignments, one line per row, English index first::
+Needs the corpus chain's outputs (``snakemake --cores 2 resources/corpus/phrase_table.parquet``)::
 
-    python benchmarks/bench_extract.py --sentences bilingual_sentences.parquet \\
-        --alignments e2f.txt --reverse f2e.txt
+    python benchmarks/bench_extract.py --sentences resources/corpus/bilingual_sentences.parquet \\
+        --alignments resources/corpus/alignments.parquet
+
+An alignments parquet holds both directions (columns ``e2f``, ``f2e``); Pharaoh text files
+(one line per row, English index first) work too, with ``--reverse`` for the f2e file.
 
 With ``--reverse``, the two files are the directional alignments (e2f: one link at most per
 English word), symmetrised here; without it, ``--alignments`` is used as is and the gdfa row
@@ -57,7 +59,11 @@ def nltk_extract(en: list[str], es: list[str], links: Alignments, size: int) -> 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sentences", required=True, help="parquet with id, en, es")
-    parser.add_argument("--alignments", required=True, help="Pharaoh file (e2f with --reverse)")
+    parser.add_argument(
+        "--alignments",
+        required=True,
+        help="alignments parquet, or Pharaoh file (e2f with --reverse)",
+    )
     parser.add_argument("--reverse", help="Pharaoh file of the f2e directional alignment")
     parser.add_argument("--limit", type=int, default=3000)
     parser.add_argument("--max-length", type=int, default=7)
@@ -70,10 +76,18 @@ def main() -> None:
     n = len(en)
     len_e = np.array([len(s) for s in en])
     len_f = np.array([len(s) for s in es])
-    links = read_pharaoh(args.alignments).slice(0, n)
+    reverse = None
+    if args.alignments.endswith(".parquet"):
+        aligned = pq.read_table(args.alignments).slice(0, n)
+        links = Alignments.from_pharaoh(aligned["e2f"].to_pylist(), args.alignments)
+        reverse = Alignments.from_pharaoh(aligned["f2e"].to_pylist(), args.alignments)
+    else:
+        links = read_pharaoh(args.alignments).slice(0, n)
+        if args.reverse:
+            reverse = read_pharaoh(args.reverse).slice(0, n)
     rows: list[tuple[str, float]] = []
-    if args.reverse:
-        e2f, f2e = links, read_pharaoh(args.reverse).slice(0, n)
+    if reverse is not None:
+        e2f, f2e = links, reverse
         symmetrize_corpus(e2f.slice(0, 10), f2e.slice(0, 10), len_e[:10], len_f[:10])
         seconds = best_seconds(lambda: symmetrize_corpus(e2f, f2e, len_e, len_f), args.repeat)
         rows.append(("grow-diag-final-and", seconds))
@@ -93,9 +107,10 @@ def main() -> None:
         f"{len(links.e) / n:.1f} links per pair; max length {args.max_length}; "
         f"{os.cpu_count()} CPUs, {numba.get_num_threads()} numba threads"
     )
-    print(f"{'step':<34}{'seconds':>10}{'sentences/s':>14}")
+    nltk_seconds = rows[-1][1]
+    print(f"{'step':<34}{'seconds':>10}{'sentences/s':>14}{'x nltk':>9}")
     for name, seconds in rows:
-        print(f"{name:<34}{seconds:>10.3f}{n / seconds:>14.0f}")
+        print(f"{name:<34}{seconds:>10.3f}{n / seconds:>14.0f}{nltk_seconds / seconds:>9.1f}")
 
 
 if __name__ == "__main__":

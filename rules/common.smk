@@ -23,6 +23,8 @@ wildcard_constraints:
     dataset="|".join(map(re.escape, CATALOG.datasets)),
     package="|".join(map(re.escape, CATALOG.packages)),
     embeddings="|".join(map(re.escape, CATALOG.embeddings)),
+    condition="bisent|biphr|mono",
+    size="|".join(map(re.escape, config["corpus"]["sizes"])),
 
 
 def set_source(name):
@@ -108,11 +110,13 @@ def table_models(wildcards):
 
 
 def table_inputs(wildcards):
-    return [
+    evals = [
         f"results/eval/{model}/{name}"
         for model in table_models(wildcards)
         for name in ("sts.csv", "pairs.parquet")
     ]
+    stats = table_stats(wildcards)
+    return evals + ([stats] if stats else [])
 
 
 def table_eval_args(wildcards):
@@ -121,6 +125,95 @@ def table_eval_args(wildcards):
 
 def table_spec_json(wildcards):
     return json.dumps(table_spec(wildcards.paper, wildcards.table))
+
+
+CORPUS = config["corpus"]
+CONDITIONS = {
+    "bisent": "resources/corpus/bilingual_sentences.parquet",
+    "biphr": "resources/corpus/bilingual_phrases.parquet",
+    "mono": "resources/corpus/monolingual_phrases.parquet",
+}
+
+
+def sentence_sources(wildcards):
+    """Folders the bilingual sentences are read from."""
+    if CORPUS["bilingual"] == "bible":
+        return ["resources/packages/sword-text-web", "resources/packages/sword-text-sparv"]
+    return ["resources/upstream/europarl-v7-es-en"]
+
+
+def sentence_input_args(wildcards):
+    if CORPUS["bilingual"] == "bible":
+        return sentence_sources(wildcards)
+    folder = sentence_sources(wildcards)[0]
+    return [f"{folder}/europarl-v7.es-en.en", f"{folder}/europarl-v7.es-en.es"]
+
+
+def sentence_params(wildcards):
+    return json.dumps(
+        {
+            "source": CORPUS["bilingual"],
+            "clean": CORPUS["clean"],
+            "normalize_punct": CORPUS["normalize_punct"],
+            "jobs": CORPUS["tokenize_jobs"],
+        }
+    )
+
+
+def monolingual_source(wildcards):
+    if CORPUS["monolingual"] == "pivot":
+        return "resources/corpus/phrase_table.parquet"
+    return "resources/upstream/ppdb-1.0-xl-phrasal"
+
+
+def monolingual_step(wildcards):
+    return CORPUS["monolingual"]
+
+
+def monolingual_input_arg(wildcards):
+    source = monolingual_source(wildcards)
+    return source if CORPUS["monolingual"] == "pivot" else f"{source}/ppdb-1.0-xl-phrasal"
+
+
+def json_param(*keys):
+    """The JSON of config["corpus"][key] for the CLI's --params (a function, not a lambda)."""
+
+    def params(wildcards):
+        value = CORPUS
+        for key in keys:
+            value = value[key]
+        return json.dumps(value)
+
+    return params
+
+
+def condition_input(wildcards):
+    return CONDITIONS[wildcards.condition]
+
+
+def sized_params(wildcards):
+    return json.dumps({"n": CORPUS["sizes"][wildcards.size], "fraction": None, "seed": CORPUS["seed"]})
+
+
+def tuning_params(wildcards):
+    return json.dumps({"n": CORPUS["tuning_pairs"], "fraction": None, "seed": CORPUS["seed"]})
+
+
+def table_stats(wildcards):
+    """The statistics file of a table whose columns read one, else nothing."""
+    spec = table_spec(wildcards.paper, wildcards.table)
+    if any(c.get("stat") for c in spec["columns"].values()):
+        return f"results/{wildcards.paper}/stats/{wildcards.table}.json"
+    return []
+
+
+def table_stats_arg(wildcards):
+    stats = table_stats(wildcards)
+    return f"--stats {stats}" if stats else ""
+
+
+def stats_conditions(wildcards):
+    return [f"{name}={path}" for name, path in CONDITIONS.items()]
 
 
 def top_table_input(wildcards):

@@ -20,6 +20,7 @@ rule paper_table:
     params:
         spec=table_spec_json,
         evals=table_eval_args,
+        stats=table_stats_arg,
     resources:
         mem_mb=2000,
         runtime=5,
@@ -27,7 +28,7 @@ rule paper_table:
         "../envs/evaluation.yaml"
     shell:
         "paracomp table {wildcards.paper} {wildcards.table} --spec {params.spec:q}"
-        " --eval {params.evals:q} --out {output.table:q} > {log} 2>&1"
+        " --eval {params.evals:q} {params.stats} --out {output.table:q} > {log} 2>&1"
 
 
 rule top_table:

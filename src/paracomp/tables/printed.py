@@ -29,6 +29,10 @@ class PrintedTable:
     column_labels: dict[str, str]
     values: dict[str, dict[str, Any]]
     notes: list[str]
+    column_decimals: dict[str, int]
+
+    def decimals_of(self, column: str) -> int:
+        return self.column_decimals.get(column, self.decimals)
 
     def row_label_of(self, row: str) -> str:
         return self.row_labels.get(row, row)
@@ -65,6 +69,7 @@ def paper_tables(paper: str) -> dict[str, PrintedTable]:
                 for r, cols in (spec.get("values") or {}).items()
             },
             notes=list(spec.get("notes") or []),
+            column_decimals={str(k): v for k, v in (spec.get("column_decimals") or {}).items()},
         )
         for key, spec in raw["tables"].items()
     }

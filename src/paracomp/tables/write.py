@@ -9,13 +9,20 @@ from paracomp.errors import ConfigError
 from paracomp.tables.build import ModelEval, build
 
 
-def write_table(paper: str, table: str, spec: dict, eval_dirs: dict[str, Path], out: Path) -> None:
+def write_table(
+    paper: str,
+    table: str,
+    spec: dict,
+    eval_dirs: dict[str, Path],
+    out: Path,
+    stats: dict | None = None,
+) -> None:
     """Build ``paper``'s ``table`` from its config entry ``spec`` and write the three files."""
     if "columns" not in spec:
         raise ConfigError(f"tables.{paper}.{table} in config has no `columns`")
     evals = {model: ModelEval.load(folder) for model, folder in eval_dirs.items()}
     wide, compare, markdown = build(
-        paper, table, spec["columns"], spec.get("aggregation", "mean"), evals
+        paper, table, spec["columns"], spec.get("aggregation", "mean"), evals, stats
     )
     stem = out.with_suffix("")
     with atomic_path(out) as tmp:

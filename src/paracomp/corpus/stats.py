@@ -1,0 +1,50 @@
+"""Size and length of training sets (Elgohary & Carpuat Table 2), from their artefacts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow.parquet as pq
+
+from paracomp import artefacts
+
+DESCRIPTIONS = {
+    "bible": "En-Es Bible: World English Bible + Reina-Valera 1909 (Debian SWORD modules)",
+    "europarl": "Europarl-v7 (Koehn, 2005)",
+    "phrase table": "+ Moses-style phrase extraction (eflomal, grow-diag-final-and) of the sentences",
+    "pivot": "pivot paraphrases over the bilingual phrase table (Bannard & Callison-Burch, 2005)",
+    "ppdb": "PPDB XL (Ganitkevitch et al., 2013)",
+}
+
+
+def _origin(path: Path) -> str:
+    prov = artefacts.provenance(path)
+    source = prov.get("source", "")
+    if source in DESCRIPTIONS:
+        return DESCRIPTIONS[source]
+    inputs = list(prov.get("inputs", {}))
+    return f"{source} of {Path(inputs[0]).name}" if inputs else source
+
+
+def training_set_stats(conditions: dict[str, Path]) -> dict[str, Any]:
+    """Per condition: number of pairs, mean English tokens per segment, and provenance.
+
+    Bilingual sets count their English side; paraphrase sets both (English) sides.
+    """
+    rows, data = {}, {}
+    for name, path in conditions.items():
+        table = pq.read_table(path)
+        columns = ["len_en"] if "len_en" in table.column_names else ["len1", "len2"]
+        lengths = np.concatenate([table[c].to_numpy() for c in columns])
+        rows[name] = {
+            "examples": table.num_rows,
+            "avg_length": float(lengths.mean()) if lengths.size else None,
+            "provenance": _origin(path),
+        }
+        mean = f"{lengths.mean():.2f}" if lengths.size else "no"
+        data[name] = (
+            f"{path}: {table.num_rows} pairs, {mean} tokens per segment ({', '.join(columns)})"
+        )
+    return {"rows": rows, "data": data}

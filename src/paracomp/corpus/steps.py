@@ -1,0 +1,199 @@
+"""The steps of the corpus chain, each from artefact files to an artefact file.
+
+sentences -> alignments (eflomal, the one stochastic step) -> phrase table (grow-diag-final-and,
+Moses extraction and scoring) -> bilingual phrases; phrase table -> monolingual phrases (pivot).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from paracomp import artefacts
+from paracomp.artefacts import Provenance
+from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
+
+log = logging.getLogger(__name__)
+
+ALIGNMENTS = pa.schema([("id", pa.string()), ("e2f", pa.string()), ("f2e", pa.string())])
+"""Directional word alignments, Pharaoh format with the English index first."""
+
+
+def _prov(
+    name: str, source: str, inputs: list[Path], config: dict[str, Any], notes: str = ""
+) -> Provenance:
+    return Provenance(name, source, artefacts.input_checksums(inputs), config, notes)
+
+
+def sentences(
+    source: str,
+    inputs: list[Path],
+    out: Path,
+    *,
+    clean: dict[str, Any],
+    normalize_punct: bool,
+    jobs: int,
+) -> None:
+    """Bible (two SWORD package folders) or Europarl (two line-aligned files) into
+    ``bilingual_sentences.parquet``."""
+    start = time.perf_counter()
+    if source == "bible":
+        from paracomp.corpus.bible import read_bible_pairs
+
+        pairs = read_bible_pairs(inputs[0] / "root", inputs[1] / "root")
+    else:
+        pairs = list(read_parallel_text(inputs[0], inputs[1]))
+    table = bilingual_sentences(pairs, normalize_punct=normalize_punct, n_jobs=jobs, **clean)
+    log.info(
+        "%s: %d of %d pairs kept after cleaning in %.1fs",
+        source,
+        table.num_rows,
+        len(pairs),
+        time.perf_counter() - start,
+    )
+    manifests = [p / "MANIFEST.json" if p.is_dir() else p for p in inputs]
+    config = {"clean": clean, "normalize_punct": normalize_punct}
+    artefacts.write(
+        table, out, BILINGUAL_PAIRS, _prov("bilingual_sentences", source, manifests, config)
+    )
+
+
+def align(sentences_path: Path, out: Path, *, model: int) -> None:
+    """eflomal in both directions; the output is cached because eflomal cannot be seeded."""
+    from paracomp.align.eflomal import align as eflomal_align
+
+    start = time.perf_counter()
+    table = pq.read_table(sentences_path)
+    result = eflomal_align(table["en"].to_pylist(), table["es"].to_pylist(), model=model)
+    # English is eflomal's source: its reverse links give each English word at most one link
+    # (Moses' e2f), its forward links each foreign word at most one (f2e).
+    aligned = pa.table({"id": table["id"], "e2f": result.reverse, "f2e": result.forward})
+    log.info("aligned %d pairs in %.1fs", table.num_rows, time.perf_counter() - start)
+    notes = "eflomal has no seed: rerunning gives a different alignment"
+    artefacts.write(
+        aligned,
+        out,
+        ALIGNMENTS,
+        _prov("alignments", "eflomal", [sentences_path], {"model": model}, notes),
+    )
+
+
+def phrase_table(
+    sentences_path: Path, alignments_path: Path, out: Path, *, max_length: int
+) -> None:
+    """Symmetrise (grow-diag-final-and), extract and score into ``phrase_table.parquet``."""
+    from paracomp.align.symmetrize import Alignments, symmetrize_corpus
+    from paracomp.phrases.score import build_phrase_table
+
+    start = time.perf_counter()
+    sents, links = pq.read_table(sentences_path), pq.read_table(alignments_path)
+    e2f = Alignments.from_pharaoh(links["e2f"].to_pylist(), str(alignments_path))
+    f2e = Alignments.from_pharaoh(links["f2e"].to_pylist(), str(alignments_path))
+    sym = symmetrize_corpus(e2f, f2e, sents["len_en"].to_numpy(), sents["len_es"].to_numpy())
+    english = [s.split(" ") for s in sents["en"].to_pylist()]
+    foreign = [s.split(" ") for s in sents["es"].to_pylist()]
+    table = build_phrase_table(english, foreign, sym, max_length)
+    log.info(
+        "%d sentence pairs -> %d phrase pairs in %.1fs",
+        sents.num_rows,
+        table.num_rows,
+        time.perf_counter() - start,
+    )
+    config = {"max_phrase_length": max_length, "symmetrization": "grow-diag-final-and"}
+    artefacts.write(
+        table,
+        out,
+        artefacts.PHRASE_TABLE,
+        _prov("phrase_table", "moses-style extraction", [sentences_path, alignments_path], config),
+    )
+
+
+def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], seed: int) -> None:
+    """Training phrase pairs selected from the phrase table by ``rules``."""
+    from paracomp.phrases.select import select_pairs
+
+    selected = select_pairs(pq.read_table(table_path), seed=seed, **rules)
+    mean = pc.mean(selected["len_en"]).as_py() if selected.num_rows else float("nan")
+    log.info("selected %d phrase pairs, %.2f English tokens on average", selected.num_rows, mean)
+    artefacts.write(
+        selected,
+        out,
+        BILINGUAL_PAIRS,
+        _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed}),
+    )
+
+
+def pivot_paraphrases(table_path: Path, out: Path, *, rules: dict[str, Any]) -> None:
+    """English paraphrases by pivoting over the phrase table (Bannard & Callison-Burch 2005)."""
+    from paracomp.paraphrase.pivot import pivot
+    from paracomp.paraphrase.ppdb import SCORED_PAIRS
+
+    start = time.perf_counter()
+    settings = dict(rules)
+    table = pq.read_table(table_path)
+    table = table.filter(pc.greater_equal(table["count"], settings.pop("min_count", 1)))
+    pairs = pivot(table, **settings)
+    log.info("%d paraphrase pairs in %.1fs", pairs.num_rows, time.perf_counter() - start)
+    artefacts.write(
+        pairs, out, SCORED_PAIRS, _prov("monolingual_phrases", "pivot", [table_path], rules)
+    )
+
+
+def ppdb_phrases(path: Path, out: Path) -> None:
+    """The phrasal pairs of a PPDB release file (Elgohary's PPDB XL condition)."""
+    from paracomp.paraphrase.ppdb import read_ppdb, rules_to_pairs
+
+    pairs = rules_to_pairs(read_ppdb(path), path.name)
+    artefacts.write(
+        pairs, out, artefacts.SEGMENT_PAIRS, _prov("monolingual_phrases", "ppdb", [path], {})
+    )
+
+
+def english_sides(table: pa.Table) -> list[str]:
+    """The English columns of a training set: ``en`` (bilingual) or ``s1`` and ``s2``."""
+    return ["en"] if "en" in table.column_names else ["s1", "s2"]
+
+
+def bigram_filtered(pairs_path: Path, sick_path: Path, out: Path) -> None:
+    """Drop pairs whose English side holds a bigram of the SICK test set (Table 5)."""
+    from paracomp.corpus.derive import filter_bigrams, sick_bigrams
+
+    table = pq.read_table(pairs_path)
+    sick = pq.read_table(sick_path).to_pandas()
+    sick = sick[sick["split"] == "test"]
+    forbidden = sick_bigrams([*sick["s1"], *sick["s2"]])
+    kept = filter_bigrams(table, forbidden, side=tuple(english_sides(table)))
+    log.info(
+        "%s: %d of %d pairs have no SICK-test bigram", pairs_path, kept.num_rows, table.num_rows
+    )
+    config = {"sick_bigrams": len(forbidden), "sides": english_sides(table)}
+    artefacts.write(
+        kept,
+        out,
+        table.schema.remove_metadata(),
+        _prov(f"{pairs_path.stem}-filtered", "derived", [pairs_path, sick_path], config),
+    )
+
+
+def sampled(
+    pairs_path: Path, out: Path, *, fraction: float | None, n: int | None, seed: int
+) -> None:
+    """A seeded random subset (Table 6 sizes, 100k tuning subsets); smaller ⊂ larger."""
+    from paracomp.corpus.derive import subsample
+
+    table = pq.read_table(pairs_path)
+    count = n if n is None else min(n, table.num_rows)
+    part = subsample(table, count, fraction=fraction, seed=seed)
+    config = {"fraction": fraction, "n": n, "seed": seed}
+    artefacts.write(
+        part,
+        out,
+        table.schema.remove_metadata(),
+        _prov(f"{pairs_path.stem}-sample", "derived", [pairs_path], config),
+    )
