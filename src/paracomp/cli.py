@@ -86,13 +86,10 @@ def _embeddings(args: argparse.Namespace) -> None:
         reg = spec["registry"]
         words, matrix = embeddings.from_kumo(manifest.parent / "root", reg["matrix"], reg["index"])
     else:
-        up = spec["upstream"]
-        words, matrix = embeddings.from_glove_text(
-            manifest.parent / Path(up["url"]).name, up["member"]
-        )
-    prov = Provenance(
-        args.name, args.source, artefacts.input_checksums([manifest]), {}, spec.get("title", "")
-    )
+        entry = spec["dataset"]
+        words, matrix = embeddings.READERS[entry["format"]](manifest.parent / entry["file"])
+    inputs = artefacts.input_checksums([manifest])
+    prov = Provenance(args.name, args.source, inputs, {}, spec.get("title", ""))
     artefacts.write_embeddings(words, matrix, args.out, prov)
     log.info("%s: %d x %d -> %s", args.name, *matrix.shape, args.out)
 
@@ -201,7 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("embeddings", help="convert pretrained vectors into an embeddings parquet")
     p.add_argument("name")
-    p.add_argument("--source", required=True, choices=["registry", "upstream"])
+    p.add_argument("--source", required=True, choices=["mirror", "registry", "upstream"])
     p.add_argument("--manifest", required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_embeddings)

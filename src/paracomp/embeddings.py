@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -21,19 +19,49 @@ def from_kumo(root: Path, matrix_member: str, index_member: str) -> tuple[list[s
     return words, matrix.astype(np.float32, copy=False)
 
 
-def from_glove_text(archive: Path, member: str) -> tuple[list[str], np.ndarray]:
-    """GloVe's release format (``word v1 … vd`` per line), read from its zip."""
+def from_glove_text(path: Path) -> tuple[list[str], np.ndarray]:
+    """Text vectors, ``word v1 … vd`` per line (GloVe, Paragram; fastText's ``count dim`` header
+    line is skipped). Some GloVe 840B words contain spaces: the vector is the last d fields."""
     words: list[str] = []
     rows: list[np.ndarray] = []
     dim = None
-    with zipfile.ZipFile(archive) as zf, zf.open(member) as raw:
-        for lineno, line in enumerate(io.TextIOWrapper(raw, encoding="utf-8"), start=1):
-            # Some GloVe 840B words contain spaces: the vector is the last `dim` fields.
-            parts = line.rstrip("\n").split(" ")
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        for lineno, line in enumerate(handle, start=1):
+            parts = line.rstrip("\n").rstrip(" ").split(" ")
+            if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                continue
             dim = dim or len(parts) - 1
             try:
                 rows.append(np.asarray(parts[-dim:], dtype=np.float32))
             except ValueError as exc:
-                raise DataError(f"{archive}::{member} line {lineno}: {exc}") from exc
+                raise DataError(f"{path} line {lineno}: {exc}") from exc
             words.append(" ".join(parts[:-dim]))
+    if not rows:
+        raise DataError(f"{path}: no vectors")
     return words, np.vstack(rows)
+
+
+def from_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
+    """word2vec's binary format: a ``count dim`` header, then each word, a space and d float32."""
+    with open(path, "rb") as handle:
+        header = handle.readline().split()
+        if len(header) != 2:
+            raise DataError(f"{path}: expected a `count dim` header, got {header!r}")
+        count, dim = int(header[0]), int(header[1])
+        words, matrix = [], np.empty((count, dim), dtype=np.float32)
+        for row in range(count):
+            word = bytearray()
+            while (char := handle.read(1)) != b" ":
+                if not char:
+                    raise DataError(f"{path}: truncated at vector {row + 1} of {count}")
+                if char != b"\n":
+                    word += char
+            words.append(word.decode("utf-8", errors="replace"))
+            data = handle.read(4 * dim)
+            if len(data) != 4 * dim:
+                raise DataError(f"{path}: truncated at vector {row + 1} of {count}")
+            matrix[row] = np.frombuffer(data, dtype="<f4")
+    return words, matrix
+
+
+READERS = {"glove-text": from_glove_text, "word2vec-binary": from_word2vec_binary}
