@@ -28,21 +28,30 @@ def package_cache() -> Path:
 
 
 @pytest.fixture(scope="session")
-def bible_roots(tmp_path_factory, package_cache) -> tuple[Path, Path]:
-    """The two SWORD packages (Debian), fetched and unpacked; skipped without a registry."""
+def package_root(tmp_path_factory, package_cache):
+    """``package_root(name)``: the unpacked registry package (fetched once per session);
+    skips the test when the registry cannot be reached."""
     from paracomp.data.catalog import load
     from paracomp.data.fetch import fetch_package
     from paracomp.errors import ParacompError
 
-    folder = tmp_path_factory.mktemp("bible")
-    roots = []
-    for name in ("sword-text-web", "sword-text-sparv"):
-        try:
-            fetch_package(load().package(name), folder / name, package_cache)
-        except ParacompError as exc:
-            pytest.skip(f"cannot fetch {name}: {exc}")
-        roots.append(folder / name)
-    return roots[0], roots[1]
+    folder = tmp_path_factory.mktemp("packages")
+
+    def root(name: str) -> Path:
+        if not (folder / name).is_dir():
+            try:
+                fetch_package(load().package(name), folder / name, package_cache)
+            except ParacompError as exc:
+                pytest.skip(f"cannot fetch {name}: {exc}")
+        return folder / name / "root"
+
+    return root
+
+
+@pytest.fixture(scope="session")
+def bible_roots(package_root) -> tuple[Path, Path]:
+    """The unpacked SWORD packages of the English and Spanish Bibles (Debian)."""
+    return package_root("sword-text-web"), package_root("sword-text-sparv")
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +60,7 @@ def bible_sample(bible_roots):
     from paracomp.corpus.bible import read_bible_pairs
     from paracomp.corpus.build import bilingual_sentences
 
-    pairs = read_bible_pairs(bible_roots[0] / "root", bible_roots[1] / "root")[:400]
+    pairs = read_bible_pairs(*bible_roots)[:400]
     return bilingual_sentences(pairs)
 
 

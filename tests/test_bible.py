@@ -2,35 +2,13 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from paracomp.corpus.bible import open_module, read_bible_pairs, verse_text
 from paracomp.errors import DataError
-
-
-def unpack_deb(tmp_path_factory: pytest.TempPathFactory, package: str) -> Path:
-    """Unpack ``package``'s .deb from $PARACOMP_PACKAGE_CACHE (default /tmp/debs)."""
-    cache = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/debs"))
-    debs = sorted(cache.rglob(f"{package}_*.deb")) if cache.is_dir() else []
-    if not debs or shutil.which("dpkg-deb") is None:
-        pytest.skip(f"no {package} .deb under {cache} (or no dpkg-deb)")
-    root = tmp_path_factory.mktemp(package)
-    subprocess.run(["dpkg-deb", "-x", str(debs[-1]), str(root)], check=True)
-    return root
-
-
-@pytest.fixture(scope="session")
-def bible_roots(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    return (
-        unpack_deb(tmp_path_factory, "sword-text-web"),
-        unpack_deb(tmp_path_factory, "sword-text-sparv"),
-    )
 
 
 @pytest.fixture(scope="session")

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import os
-import shutil
 import statistics
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -15,23 +12,9 @@ from paracomp.corpus.clean import clean_pairs, keep_pair, normalise
 from paracomp.corpus.tokenize import tokenize_line, tokenize_lines
 
 
-def unpack_deb(tmp_path_factory: pytest.TempPathFactory, package: str) -> Path:
-    """Unpack ``package``'s .deb from $PARACOMP_PACKAGE_CACHE (default /tmp/debs)."""
-    cache = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/debs"))
-    debs = sorted(cache.rglob(f"{package}_*.deb")) if cache.is_dir() else []
-    if not debs or shutil.which("dpkg-deb") is None:
-        pytest.skip(f"no {package} .deb under {cache} (or no dpkg-deb)")
-    root = tmp_path_factory.mktemp(package)
-    subprocess.run(["dpkg-deb", "-x", str(debs[-1]), str(root)], check=True)
-    return root
-
-
 @pytest.fixture(scope="session")
-def bible_pairs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str, str]]:
-    return read_bible_pairs(
-        unpack_deb(tmp_path_factory, "sword-text-web"),
-        unpack_deb(tmp_path_factory, "sword-text-sparv"),
-    )
+def bible_pairs(bible_roots: tuple[Path, Path]) -> list[tuple[str, str, str]]:
+    return read_bible_pairs(*bible_roots)
 
 
 def test_tokenise_before_lowercasing() -> None:

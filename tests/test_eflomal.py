@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -17,25 +14,10 @@ from paracomp.corpus.tokenize import tokenize_lines
 from paracomp.errors import DataError
 
 
-def unpack_deb(tmp_path_factory: pytest.TempPathFactory, package: str) -> Path:
-    """Unpack ``package``'s .deb from $PARACOMP_PACKAGE_CACHE (default /tmp/debs)."""
-    cache = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/debs"))
-    debs = sorted(cache.rglob(f"{package}_*.deb")) if cache.is_dir() else []
-    if not debs or shutil.which("dpkg-deb") is None:
-        pytest.skip(f"no {package} .deb under {cache} (or no dpkg-deb)")
-    root = tmp_path_factory.mktemp(package)
-    subprocess.run(["dpkg-deb", "-x", str(debs[-1]), str(root)], check=True)
-    return root
-
-
 @pytest.fixture(scope="session")
-def verses(tmp_path_factory: pytest.TempPathFactory) -> tuple[list[str], list[str]]:
+def verses(bible_roots: tuple[Path, Path]) -> tuple[list[str], list[str]]:
     """The first 200 cleaned, tokenised verse pairs (Genesis 1–8)."""
-    pytest.importorskip("eflomal")
-    pairs = read_bible_pairs(
-        unpack_deb(tmp_path_factory, "sword-text-web"),
-        unpack_deb(tmp_path_factory, "sword-text-sparv"),
-    )[:210]
+    pairs = read_bible_pairs(*bible_roots)[:210]
     en = tokenize_lines([p[1] for p in pairs], "en")
     es = tokenize_lines([p[2] for p in pairs], "es")
     kept = list(clean_pairs(zip(en, es, strict=True)))[:200]

@@ -20,7 +20,13 @@ def test_glove_text_with_spaces_in_words_and_fasttext_header(tmp_path):
 
 def test_word2vec_binary(tmp_path):
     path = tmp_path / "vec.bin"
-    body = b"2 3\n" + b"cat " + struct.pack("<3f", 1, 2, 3) + b"\nNew_York " + struct.pack("<3f", 4, 5, 6)
+    body = (
+        b"2 3\n"
+        + b"cat "
+        + struct.pack("<3f", 1, 2, 3)
+        + b"\nNew_York "
+        + struct.pack("<3f", 4, 5, 6)
+    )
     path.write_bytes(body)
     words, matrix = from_word2vec_binary(path)
     assert words == ["cat", "New_York"]

@@ -2,11 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-from pathlib import Path
-
 import pyarrow as pa
 import pytest
 
@@ -15,20 +10,9 @@ from paracomp.paraphrase.pivot import pivot, read_freedict, uniform_table
 from paracomp.paraphrase.ppdb import SCORED_PAIRS
 
 
-def unpack_deb(tmp_path_factory: pytest.TempPathFactory, package: str) -> Path:
-    """Unpack ``package``'s .deb from $PARACOMP_PACKAGE_CACHE (default /tmp/debs)."""
-    cache = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/debs"))
-    debs = sorted(cache.rglob(f"{package}_*.deb")) if cache.is_dir() else []
-    if not debs or shutil.which("dpkg-deb") is None:
-        pytest.skip(f"no {package} .deb under {cache} (or no dpkg-deb)")
-    root = tmp_path_factory.mktemp(package)
-    subprocess.run(["dpkg-deb", "-x", str(debs[-1]), str(root)], check=True)
-    return root
-
-
 @pytest.fixture(scope="session")
-def freedict_pairs(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, str]]:
-    return read_freedict(unpack_deb(tmp_path_factory, "dict-freedict-eng-deu"))
+def freedict_pairs(package_root) -> list[tuple[str, str]]:
+    return read_freedict(package_root("dict-freedict-eng-deu"))
 
 
 # en, es, p(en|es), p(es|en); the English word "auto" also translates Spanish "auto".
