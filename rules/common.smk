@@ -224,6 +224,17 @@ def stats_conditions(wildcards):
     return [f"{name}={path}" for name, path in CONDITIONS.items()]
 
 
+UNDERTRAINED_SETS = ["sts2012", "sts2013", "sts2014", "sts2015", "sick2014"]
+
+
+def undertrained_sets(wildcards):
+    return expand("resources/sets/{set}.parquet", set=available(UNDERTRAINED_SETS))
+
+
+def undertrained_set_args(wildcards):
+    return [f"{s}=resources/sets/{s}.parquet" for s in available(UNDERTRAINED_SETS)]
+
+
 def top_table_input(wildcards):
     return f"results/{config['paper']}/{wildcards.table}.csv"
 

@@ -195,4 +195,29 @@ rule training_set_stats:
     conda:
         "../envs/alignment.yaml"
     shell:
-        "paracomp stats --condition {params.conditions:q} --out {output:q} > {log} 2>&1"
+        "paracomp stats training --condition {params.conditions:q} --out {output:q} > {log} 2>&1"
+
+
+rule undertrained_stats:
+    input:
+        conditions=list(CONDITIONS.values()),
+        sets=undertrained_sets,
+    output:
+        "results/elgohary2016/stats/table4.json",
+    log:
+        "logs/corpus/undertrained_stats.log",
+    benchmark:
+        "benchmarks/snakemake/corpus/undertrained_stats.tsv"
+    params:
+        conditions=stats_conditions,
+        sets=undertrained_set_args,
+        tokenizer=EVAL["tokenizer"],
+        lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        "../envs/evaluation.yaml"
+    shell:
+        "paracomp stats undertrained --condition {params.conditions:q} --set {params.sets:q}"
+        " --tokenizer {params.tokenizer} {params.lowercase} --out {output:q} > {log} 2>&1"

@@ -142,10 +142,25 @@ def _stats(args: argparse.Namespace) -> None:
     import json
 
     from paracomp.atomic import atomic_path
-    from paracomp.corpus.stats import training_set_stats
 
-    conditions = dict(item.split("=", 1) for item in args.condition)
-    stats = training_set_stats({k: Path(v) for k, v in conditions.items()})
+    conditions = {k: Path(v) for k, v in (item.split("=", 1) for item in args.condition)}
+    if args.kind == "training":
+        from paracomp.corpus.stats import training_set_stats
+
+        stats = training_set_stats(conditions)
+    else:
+        from paracomp.eval.coverage import undertrained_stats
+
+        sets = {k: Path(v) for k, v in (item.split("=", 1) for item in args.set)}
+        stats = undertrained_stats(
+            args.paper,
+            args.table,
+            conditions,
+            sets,
+            threshold=args.threshold,
+            tokenizer=args.tokenizer,
+            lowercase=args.lowercase,
+        )
     with atomic_path(args.out) as tmp:
         tmp.write_text(json.dumps(stats, indent=2))
 
@@ -236,8 +251,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True)
     p.set_defaults(func=_corpus)
 
-    p = sub.add_parser("stats", help="size and length of training sets (JSON for tables)")
+    p = sub.add_parser(
+        "stats", help="training-set statistics for tables: sizes and lengths, or undertrained words"
+    )
+    p.add_argument("kind", choices=["training", "undertrained"])
     p.add_argument("--condition", nargs="+", required=True, metavar="NAME=PARQUET")
+    p.add_argument("--set", nargs="*", default=[], metavar="SET=PARQUET", help="test sets")
+    p.add_argument("--paper", default="elgohary2016")
+    p.add_argument("--table", default="table4")
+    p.add_argument("--threshold", type=int, default=100)
+    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_stats)
 

@@ -113,7 +113,8 @@ def compute_cell(ev: ModelEval, ref: LeafRef | GroupRef, metric: str, mode: str)
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
     if stats is None or row not in stats["rows"]:
         return Cell(None, "", f"no statistics for row {row!r}")
-    return Cell(stats["rows"][row].get(stat), stats["data"].get(row, ""))
+    value, data = stats["rows"][row].get(stat), stats["data"].get(row, "")
+    return Cell(value, data) if value is not None else Cell(None, "", data or "no value")
 
 
 def build(
