@@ -1,0 +1,179 @@
+"""The training loop: resume after a kill, determinism, config errors and a real smoke run."""
+
+import random
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+import pytest
+import torch
+
+from paracomp import artefacts
+from paracomp.data.catalog import load
+from paracomp.data.parsers import parse_set
+from paracomp.errors import ConfigError, ParacompError
+from paracomp.train import TrainConfig, train
+from paracomp.train.config import build_model, build_objective, build_sampler
+from paracomp.train.objectives import PairBatch
+
+
+def _toy_pairs(n=60, seed=0):
+    rng = random.Random(seed)
+    en = ["the", "cat", "dog", "sat", "ran", "on", "a", "mat", "big", "red"]
+    es = ["el", "gato", "perro", "se", "sentó", "corrió", "en", "una", "alfombra", "rojo"]
+    s1, s2 = [], []
+    for _ in range(n):
+        picks = rng.sample(range(10), rng.randint(1, 5))
+        s1.append(" ".join(en[i] for i in picks))
+        s2.append(" ".join(es[i] for i in picks if rng.random() < 0.9) or es[picks[0]])
+    return pa.table({"id": [str(i) for i in range(n)], "s1": s1, "s2": s2})
+
+
+FAST = {"epochs": 3, "batch_size": 8, "k": 3, "dim": 8, "threads": 1}
+RUNS = {
+    "bicvm-corpus": {"objective": "bicvm", "sampler": "random", "pool": "corpus"},
+    "paraphrase-mix": {
+        "objective": "paraphrase",
+        "sampler": "mix",
+        "composer": "mean",
+        "margin": 0.4,
+        "reg": 1e-3,
+        "shared_vocab": True,
+    },
+}
+
+
+class Killed(Exception):
+    pass
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_resume_after_kill_matches_uninterrupted_run(tmp_path, run):
+    config = TrainConfig.from_dict({**FAST, **RUNS[run]})
+    pairs = _toy_pairs()
+    whole = train(config, pairs, tmp_path / "whole", progress=False)
+
+    def kill_in_epoch_2(epoch, encoder):
+        if epoch == 2:
+            raise Killed
+        return {}
+
+    with pytest.raises(Killed):
+        train(config, pairs, tmp_path / "killed", progress=False, callback=kill_in_epoch_2)
+    saved = torch.load(tmp_path / "killed" / "checkpoint.pt", weights_only=True)
+    assert saved["epoch"] == 1
+    resumed = train(config, pairs, tmp_path / "killed", progress=False)
+    assert torch.equal(whole.model.weight, resumed.model.weight)
+    assert whole.history["loss"].tolist() == resumed.history["loss"].tolist()
+
+
+def test_same_seed_same_weights(tmp_path):
+    config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"]})
+    one = train(config, _toy_pairs(), tmp_path / "one", progress=False)
+    two = train(config, _toy_pairs(), tmp_path / "two", progress=False)
+    assert torch.equal(one.model.weight, two.model.weight)
+    other = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "seed": 2})
+    three = train(other, _toy_pairs(), tmp_path / "three", progress=False)
+    assert not torch.equal(one.model.weight, three.model.weight)
+
+
+def test_resume_refuses_another_config_but_allows_more_epochs(tmp_path):
+    config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "epochs": 1})
+    train(config, _toy_pairs(), tmp_path, progress=False)
+    with pytest.raises(ConfigError, match="margin"):
+        train(TrainConfig.from_dict({**FAST, "epochs": 1, "margin": 2.0}), _toy_pairs(), tmp_path)
+    with pytest.raises(ConfigError, match="other training pairs"):
+        train(config, _toy_pairs(seed=1), tmp_path, progress=False)
+    more = train(
+        TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"]}),
+        _toy_pairs(),
+        tmp_path,
+        progress=False,
+    )
+    assert more.history["epoch"].tolist() == [1, 2, 3]
+    with pytest.raises(ConfigError, match="past epochs=1"):
+        train(config, _toy_pairs(), tmp_path, progress=False)
+
+
+def test_config_errors():
+    with pytest.raises(ConfigError, match="'lerning_rate'"):
+        TrainConfig.from_dict({"lerning_rate": 0.1})
+    with pytest.raises(ConfigError, match="sampler"):
+        TrainConfig.from_dict({"sampler": "hardest"})
+    with pytest.raises(ConfigError, match="batch_size"):
+        TrainConfig.from_dict({"batch_size": "100"})
+    with pytest.raises(ConfigError, match="shared_vocab"):
+        TrainConfig.from_dict({"shared_vocab": 1})
+    assert TrainConfig.from_dict({"lr": 1}).lr == 1.0
+
+
+@pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message without a GPU")
+def test_cuda_without_gpu_fails_clearly_unless_fallback(tmp_path):
+    config = TrainConfig.from_dict({**FAST, "epochs": 1, "device": "cuda"})
+    with pytest.raises(ConfigError, match="torch.cuda.is_available"):
+        train(config, _toy_pairs(), tmp_path, progress=False)
+    fallback = TrainConfig.from_dict(
+        {**FAST, "epochs": 1, "device": "cuda", "allow_cpu_fallback": True}
+    )
+    assert train(fallback, _toy_pairs(), tmp_path, progress=False).model.weight.device.type == "cpu"
+
+
+def _mean_loss(config, model, data):
+    """J_pa with MAX (no randomness) over all pairs, in training order."""
+    objective = build_objective(config)
+    sampler = build_sampler(config, torch.Generator())
+    with torch.no_grad():
+        losses = [
+            objective.loss(model, PairBatch(p, i, s, data), sampler).item()
+            for p, i, s in data.batches(torch.arange(data.n_pairs), config.batch_size)
+        ]
+    return float(np.mean(losses))
+
+
+def test_smoke_on_sick_pairs(tmp_path, mirror):
+    if not (mirror / "sick2014").is_dir():
+        pytest.skip("no sick2014 in the mirror")
+    sick = parse_set(load().set("sick2014"), "mirror", mirror / "sick2014")
+    sick = sick.filter(pc.equal(sick.column("split"), "train")).slice(0, 200)
+    pairs = pa.table(
+        {"s1": pc.utf8_lower(sick.column("s1")), "s2": pc.utf8_lower(sick.column("s2"))}
+    )
+    config = TrainConfig.from_dict(
+        {
+            "objective": "paraphrase",
+            "sampler": "max",
+            "composer": "mean",
+            "margin": 0.4,
+            "shared_vocab": True,
+            "epochs": 1,
+            "batch_size": 25,
+            "dim": 32,
+            "lr": 0.5,
+            "seed": 3,
+        }
+    )
+    result = train(config, pairs, tmp_path, progress=False, callback=lambda e, enc: {"n": e})
+    init = build_model(config, result.data.n_rows)
+    assert _mean_loss(config, result.model, result.data) < _mean_loss(config, init, result.data)
+
+    words, matrix = artefacts.read_embeddings(tmp_path / "embeddings.parquet")
+    assert words == list(result.data.vocab1.words[1:]) and matrix.shape == (len(words), 32)
+    np.testing.assert_array_equal(matrix, result.model.weight.detach()[1 : len(words) + 1].numpy())
+    assert (
+        artefacts.provenance(tmp_path / "embeddings.parquet")["config"]["objective"] == "paraphrase"
+    )
+    curve = pq.read_table(tmp_path / "curve.parquet").to_pandas()
+    assert curve.columns.tolist() == ["epoch", "loss", "seconds", "pairs_per_s", "n"]
+    assert (tmp_path / "curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    sentence = ["a", "man", "is", "playing"]
+    known = [w for w in sentence if result.encoder.known(w)]
+    expected = matrix[[words.index(w) for w in known]].mean(0)
+    np.testing.assert_allclose(result.encoder.encode([sentence])[0], expected, rtol=1e-6)
+
+
+def test_divergence_is_an_error(tmp_path):
+    config = TrainConfig.from_dict({**FAST, "epochs": 1, "optimizer": "sgd", "lr": 1e6})
+    with pytest.raises(ParacompError, match="diverged in epoch 1"):
+        train(config, _toy_pairs(), tmp_path, progress=False)
+    assert not (tmp_path / "checkpoint.pt").exists()
