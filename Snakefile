@@ -13,6 +13,7 @@ include: "rules/common.smk"
 include: "rules/download.smk"
 include: "rules/sets.smk"
 include: "rules/corpus.smk"
+include: "rules/train.smk"
 include: "rules/evaluate.smk"
 include: "rules/tables.smk"
 

@@ -1,10 +1,12 @@
 # Configuration validation, source selection and input functions (no rules here).
 import json
 import re
+import shlex
 
 from snakemake.utils import validate
 
 from paracomp.data.catalog import choose_source, load as load_catalog, mirror_dir
+from paracomp.train.jobs import grid_points
 
 
 validate(config, schema="../workflow/schemas/config.schema.yaml")
@@ -19,7 +21,9 @@ wildcard_constraints:
     paper="|".join(PAPERS),
     table=r"table\d+",
     set="|".join(map(re.escape, CATALOG.sets)),
-    model="|".join(map(re.escape, config["models"])) or "(?!)",
+    model="|".join(map(re.escape, [*config["models"], *config["training"]["runs"]])),
+    run="|".join(map(re.escape, config["training"]["runs"])),
+    point=r"\d+",
     dataset="|".join(map(re.escape, CATALOG.datasets)),
     package="|".join(map(re.escape, CATALOG.packages)),
     embeddings="|".join(map(re.escape, CATALOG.embeddings)),
@@ -89,9 +93,16 @@ def unavailable(sets):
     ]
 
 
+def model_embeddings(model):
+    """Embeddings of a pretrained model (catalogue) or of a training run."""
+    if model in config["training"]["runs"]:
+        return f"results/models/{model}/embeddings.parquet"
+    return f"resources/embeddings/{config['models'][model]['embeddings']}.parquet"
+
+
 def eval_inputs(wildcards):
     return {
-        "embeddings": f"resources/embeddings/{config['models'][wildcards.model]['embeddings']}.parquet",
+        "embeddings": model_embeddings(wildcards.model),
         "sts": expand("resources/sets/{set}.parquet", set=available(EVAL["sts_sets"])),
         "wordsim": expand("resources/sets/{set}.parquet", set=available(EVAL["wordsim_sets"])),
     }
@@ -235,6 +246,108 @@ def undertrained_set_args(wildcards):
     return [f"{s}=resources/sets/{s}.parquet" for s in available(UNDERTRAINED_SETS)]
 
 
+TRAIN = config["training"]
+RUNS = TRAIN["runs"]
+TUNED_RUNS = [run for run, spec in RUNS.items() if "tune_as" not in spec]
+
+
+def data_path(data):
+    """The training set a run's `data` names."""
+    if data in CONDITIONS:
+        return CONDITIONS[data]
+    kind, _, name = data.partition("-")
+    if kind == "sized":
+        return f"resources/corpus/sized/biphr-{name}.parquet"
+    return f"resources/corpus/filtered/{name}.parquet"
+
+
+def grid_of(run):
+    return grid_points(TRAIN["grids"][RUNS[run]["objective"]])
+
+
+def run_params(run, epochs):
+    spec = {k: v for k, v in RUNS[run].items() if k not in ("data", "tune_as")}
+    return {
+        **TRAIN["defaults"],
+        **spec,
+        "epochs": epochs,
+        "allow_cpu_fallback": TRAIN["allow_cpu_fallback"],
+    }
+
+
+def tuning_set_path():
+    return f"resources/sets/{TRAIN['tuning_set']['set']}.parquet"
+
+
+def tune_inputs(wildcards):
+    return {
+        "pairs": f"resources/corpus/tuning/{RUNS[wildcards.run]['data']}.parquet",
+        "tuning": tuning_set_path(),
+    }
+
+
+def tune_params(wildcards):
+    return json.dumps(run_params(wildcards.run, TRAIN["tuning_epochs"]))
+
+
+def tune_point(wildcards):
+    return json.dumps(grid_of(wildcards.run)[int(wildcards.point)])
+
+
+def point_records(wildcards):
+    return expand(
+        "results/tuning/{run}/{point}.json",
+        run=wildcards.run,
+        point=range(len(grid_of(wildcards.run))),
+    )
+
+
+def train_inputs(wildcards):
+    spec = RUNS[wildcards.run]
+    return {
+        "pairs": data_path(spec["data"]),
+        "selected": f"results/tuning/{spec.get('tune_as', wildcards.run)}.selected.json",
+        "tuning": tuning_set_path(),
+    }
+
+
+def final_params(wildcards):
+    return json.dumps(run_params(wildcards.run, TRAIN["epochs"]))
+
+
+def tuning_reports(wildcards):
+    return [f"{run}=results/tuning/{run}.selected.json" for run in TUNED_RUNS]
+
+
+SICK_REASON = "the SICK test set is unavailable (no source in {} provides sick2014; use the mirror)"
+
+
+def filtering_inputs(wildcards):
+    """Table 5 needs SICK (mirror only): its bigrams filter the training sets."""
+    if set_source("sick2014") is None:
+        return []
+    return {
+        "pairs": list(CONDITIONS.values()),
+        "filtered": expand("resources/corpus/filtered/{c}.parquet", c=CONDITIONS),
+        "evals": expand("results/eval/{c}_jbi/sts.csv", c=CONDITIONS),
+        "filtered_evals": expand("results/eval/{c}_jbi_filtered/sts.csv", c=CONDITIONS),
+    }
+
+
+def filtering_args(wildcards):
+    if set_source("sick2014") is None:
+        reason = SICK_REASON.format(", ".join(config["sources"]))
+        return f"--unavailable {shlex.quote(reason)}"
+    return " ".join(
+        [
+            "--condition", *(f"{c}={p}" for c, p in CONDITIONS.items()),
+            "--filtered", *(f"{c}=resources/corpus/filtered/{c}.parquet" for c in CONDITIONS),
+            "--eval", *(f"{c}=results/eval/{c}_jbi" for c in CONDITIONS),
+            "--filtered-eval", *(f"{c}=results/eval/{c}_jbi_filtered" for c in CONDITIONS),
+        ]
+    )
+
+
 def top_table_input(wildcards):
     return f"results/{config['paper']}/{wildcards.table}.csv"
 
@@ -246,4 +359,4 @@ def all_targets():
         for table in specs
     ]
     evals = expand("results/eval/{model}/sts.csv", model=config["models"])
-    return tables + evals
+    return tables + evals + ["results/elgohary2016/tuning.csv"]

@@ -143,8 +143,23 @@ def _stats(args: argparse.Namespace) -> None:
 
     from paracomp.atomic import atomic_path
 
-    conditions = {k: Path(v) for k, v in (item.split("=", 1) for item in args.condition)}
-    if args.kind == "training":
+    def pairs(items: list[str]) -> dict[str, Path]:
+        return {k: Path(v) for k, v in (item.split("=", 1) for item in items)}
+
+    conditions = pairs(args.condition)
+    if args.unavailable:
+        from paracomp.corpus.stats import unavailable_stats
+        from paracomp.tables.printed import printed_table
+
+        printed = printed_table(args.paper, args.table)
+        stats = unavailable_stats(printed.rows, printed.columns, args.unavailable)
+    elif args.kind == "filtering":
+        from paracomp.corpus.stats import filtering_stats
+
+        stats = filtering_stats(
+            conditions, pairs(args.filtered), pairs(args.eval), pairs(args.filtered_eval)
+        )
+    elif args.kind == "training":
         from paracomp.corpus.stats import training_set_stats
 
         stats = training_set_stats(conditions)
@@ -163,6 +178,59 @@ def _stats(args: argparse.Namespace) -> None:
         )
     with atomic_path(args.out) as tmp:
         tmp.write_text(json.dumps(stats, indent=2))
+
+
+def _train(args: argparse.Namespace) -> None:
+    import json
+
+    from paracomp.train.jobs import TuningSet, train_job, write_json
+
+    base = json.loads(args.params)
+    point = json.loads(args.point) if args.point else {}
+    if args.selected:
+        point = json.loads(Path(args.selected).read_text())["point"]
+    params = {**base, **point, "epochs": base["epochs"]}
+    tuning = TuningSet(Path(args.tune_set), args.tune_subset, args.tune_split, args.tokenizer)
+    record = train_job(
+        Path(args.pairs), params, Path(args.out), tuning, threads=args.threads, device=args.device
+    )
+    write_json(Path(args.record), {**record, "point": point})
+
+
+def _select(args: argparse.Namespace) -> None:
+    import json
+
+    from paracomp.train.jobs import select, write_json
+
+    records = [json.loads(Path(p).read_text()) for p in args.records]
+    write_json(Path(args.out), select(records))
+
+
+def _tuning_report(args: argparse.Namespace) -> None:
+    import json
+
+    import pandas as pd
+
+    from paracomp.atomic import atomic_path
+
+    rows = []
+    for item in args.selected:
+        run, path = item.split("=", 1)
+        result = json.loads(Path(path).read_text())
+        for index, record in enumerate(result["records"]):
+            rows.append(
+                {
+                    "run": run,
+                    "point": index,
+                    **{f"param.{k}": v for k, v in record["point"].items()},
+                    "tuning_r": record["tuning_r"],
+                    "pairs": record["pairs"],
+                    "epochs": record["epochs"],
+                    "selected": index == result["selected"],
+                }
+            )
+    with atomic_path(args.out) as tmp:
+        pd.DataFrame(rows).to_csv(tmp, index=False)
 
 
 def _table(args: argparse.Namespace) -> None:
@@ -254,8 +322,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "stats", help="training-set statistics for tables: sizes and lengths, or undertrained words"
     )
-    p.add_argument("kind", choices=["training", "undertrained"])
-    p.add_argument("--condition", nargs="+", required=True, metavar="NAME=PARQUET")
+    p.add_argument("kind", choices=["training", "undertrained", "filtering"])
+    p.add_argument("--condition", nargs="*", default=[], metavar="NAME=PARQUET")
+    p.add_argument("--filtered", nargs="*", default=[], metavar="NAME=PARQUET")
+    p.add_argument("--eval", nargs="*", default=[], metavar="NAME=DIR")
+    p.add_argument("--filtered-eval", nargs="*", default=[], metavar="NAME=DIR")
+    p.add_argument("--unavailable", help="write empty cells with this reason")
     p.add_argument("--set", nargs="*", default=[], metavar="SET=PARQUET", help="test sets")
     p.add_argument("--paper", default="elgohary2016")
     p.add_argument("--table", default="table4")
@@ -264,6 +336,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_stats)
+
+    p = sub.add_parser("train", help="train one configuration (resumes from its checkpoint)")
+    p.add_argument("--pairs", required=True, help="training pairs parquet")
+    p.add_argument("--params", required=True, help="training parameters as JSON (with epochs)")
+    p.add_argument("--point", help="grid point as JSON, overriding --params")
+    p.add_argument("--selected", help="selection JSON whose point overrides --params")
+    p.add_argument("--out", required=True, help="run folder: checkpoint, curve, embeddings")
+    p.add_argument("--record", required=True, help="JSON record of the run")
+    p.add_argument("--tune-set", required=True, help="sentence-pair set parquet")
+    p.add_argument("--tune-subset", required=True)
+    p.add_argument("--tune-split", required=True)
+    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.set_defaults(func=_train)
+
+    p = sub.add_parser("select", help="pick the best tuning grid point")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_select)
+
+    p = sub.add_parser("tuning-report", help="every tuning point and the selected one, as CSV")
+    p.add_argument("--selected", nargs="+", required=True, metavar="RUN=JSON")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_tuning_report)
 
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")

@@ -48,3 +48,41 @@ def training_set_stats(conditions: dict[str, Path]) -> dict[str, Any]:
             f"{path}: {table.num_rows} pairs, {mean} tokens per segment ({', '.join(columns)})"
         )
     return {"rows": rows, "data": data}
+
+
+def _sick_pearson(eval_dir: Path) -> float | None:
+    import pandas as pd
+
+    metrics = pd.read_csv(eval_dir / "sts.csv")
+    row = metrics[
+        (metrics["dataset"] == "sick2014") & (metrics["subset"] == "sick") & (metrics["n"] > 0)
+    ]
+    return float(row["pearson"].iloc[0]) if len(row) else None
+
+
+def filtering_stats(
+    conditions: dict[str, Path],
+    filtered: dict[str, Path],
+    evals: dict[str, Path],
+    filtered_evals: dict[str, Path],
+) -> dict[str, Any]:
+    """Elgohary & Carpuat Table 5: pairs and SICK Pearson of J_bi before and after dropping the
+    pairs that hold a SICK-test bigram."""
+    rows, data = {}, {}
+    for name in conditions:
+        rows[name] = {
+            "pairs_unfiltered": pq.read_metadata(conditions[name]).num_rows,
+            "score_unfiltered": _sick_pearson(evals[name]),
+            "pairs_filtered": pq.read_metadata(filtered[name]).num_rows,
+            "score_filtered": _sick_pearson(filtered_evals[name]),
+        }
+        data[name] = (
+            f"{conditions[name]} vs {filtered[name]}; SICK test Pearson of "
+            f"{evals[name].name} and {filtered_evals[name].name}"
+        )
+    return {"rows": rows, "data": data}
+
+
+def unavailable_stats(rows: list[str], columns: list[str], reason: str) -> dict[str, Any]:
+    """A statistics file whose every cell is empty for ``reason``."""
+    return {"rows": {r: dict.fromkeys(columns) for r in rows}, "data": dict.fromkeys(rows, reason)}
