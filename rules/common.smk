@@ -359,4 +359,5 @@ def all_targets():
         for table in specs
     ]
     evals = expand("results/eval/{model}/sts.csv", model=config["models"])
-    return tables + evals + ["results/elgohary2016/tuning.csv"]
+    extras = ["results/elgohary2016/tuning.csv", "results/elgohary2016/table6.png"]
+    return tables + evals + extras

@@ -4,6 +4,7 @@
 localrules:
     paper_table,
     top_table,
+    table6_plot,
 
 
 rule paper_table:
@@ -47,3 +48,21 @@ rule top_table:
         "../envs/evaluation.yaml"
     shell:
         "cp {input:q} {output:q} 2> {log}"
+
+
+rule table6_plot:
+    input:
+        "results/elgohary2016/table6.compare.csv",
+    output:
+        "results/elgohary2016/table6.png",
+    log:
+        "logs/table6_plot.log",
+    benchmark:
+        "benchmarks/snakemake/table6_plot.tsv"
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/evaluation.yaml"
+    shell:
+        "paracomp plot --compare {input:q} --out {output:q} > {log} 2>&1"

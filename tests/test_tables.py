@@ -154,3 +154,13 @@ def test_cli_writes_three_files(tmp_path):
     assert row["ours"] == pytest.approx(round(expected, 2))
     assert table.iloc[2, -1] == f"{expected:.2f}"
     assert (tmp_path / "table6.md").read_text().startswith("# elgohary2016 table6")
+
+
+def test_table6_plot_is_written(tmp_path):
+    from paracomp.tables.plot import plot_training_size
+
+    columns = {c: {"model": "g"} for c in ["biphr_0.5m", "biphr_1m", "biphr_1.9m", "biphr_3m", "glove"]}
+    _, compare, _ = build("elgohary2016", "table6", columns, "mean", {"g": toy_eval()})
+    compare.to_csv(tmp_path / "table6.compare.csv", index=False)
+    plot_training_size(tmp_path / "table6.compare.csv", tmp_path / "table6.png")
+    assert (tmp_path / "table6.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -42,6 +43,25 @@ def snakemake(workdir: Path, *args: str, mirror: Path | None = None, check: bool
 def test_dry_run_every_elgohary_table(tmp_path, mirror):
     out = snakemake(tmp_path, "-n", "results/table3.csv", *ELGOHARY_TABLES, mirror=mirror).stdout
     assert "paper_table" in out and "evaluate" in out and "fetch_mirror" in out
+
+
+def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
+    out = snakemake(
+        tmp_path,
+        "-n",
+        "-p",
+        "results/table3.csv",
+        "--configfile",
+        str(REPO / "config.yaml"),
+        str(REPO / "config/paper.yaml"),
+    ).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    # 6 runs x 180 grid points (J_bi: 3 batch x 3 margins x 5 lambdas x 4 k; J_pa: 3 x 2 x 2 x 3 x 5)
+    assert jobs["tune_point"] == "1080" and jobs["train_model"] == "6"
+    assert "resources/upstream/europarl-v7-es-en" in out
+    assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
+    assert "resources/embeddings/glove-840b-300d.parquet" in out
+    assert "--device cuda" in out
 
 
 def test_dry_run_without_mirror_uses_registries(tmp_path):

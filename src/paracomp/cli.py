@@ -233,6 +233,12 @@ def _tuning_report(args: argparse.Namespace) -> None:
         pd.DataFrame(rows).to_csv(tmp, index=False)
 
 
+def _plot(args: argparse.Namespace) -> None:
+    from paracomp.tables.plot import plot_training_size
+
+    plot_training_size(Path(args.compare), Path(args.out))
+
+
 def _table(args: argparse.Namespace) -> None:
     import json
 
@@ -361,6 +367,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--selected", nargs="+", required=True, metavar="RUN=JSON")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_tuning_report)
+
+    p = sub.add_parser("plot", help="plot elgohary2016 Table 6 (score against training size)")
+    p.add_argument("--compare", required=True, help="table6.compare.csv")
+    p.add_argument("--out", required=True, help="PNG")
+    p.set_defaults(func=_plot)
 
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")
