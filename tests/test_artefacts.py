@@ -1,3 +1,5 @@
+import os
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -52,3 +54,6 @@ def test_atomic_path_leaves_nothing_on_failure(tmp_path):
     with atomic_path(target) as tmp:
         tmp.write_text("whole")
     assert target.read_text() == "whole"
+    mask = os.umask(0o022)
+    os.umask(mask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~mask  # readable like any other output

@@ -159,7 +159,9 @@ def test_cli_writes_three_files(tmp_path):
 def test_table6_plot_is_written(tmp_path):
     from paracomp.tables.plot import plot_training_size
 
-    columns = {c: {"model": "g"} for c in ["biphr_0.5m", "biphr_1m", "biphr_1.9m", "biphr_3m", "glove"]}
+    columns = {
+        c: {"model": "g"} for c in ["biphr_0.5m", "biphr_1m", "biphr_1.9m", "biphr_3m", "glove"]
+    }
     _, compare, _ = build("elgohary2016", "table6", columns, "mean", {"g": toy_eval()})
     compare.to_csv(tmp_path / "table6.compare.csv", index=False)
     plot_training_size(tmp_path / "table6.compare.csv", tmp_path / "table6.png")
