@@ -1,7 +1,7 @@
 """Training throughput (pairs/s) of J_bi and J_pa at d=128, batch 100.
 
     python benchmarks/bench_train.py                      # SICK train pairs from the mirror
-    python benchmarks/bench_train.py --pairs pairs.parquet
+    python benchmarks/bench_train.py --pairs resources/corpus/bilingual_phrases.parquet
     python benchmarks/bench_train.py --concat 3           # ~29-token pairs (sentence-like)
     python benchmarks/bench_train.py --window 5           # 5-token pieces (phrase-like)
 
@@ -29,6 +29,7 @@ from paracomp import artefacts
 from paracomp.data.catalog import load, mirror_dir
 from paracomp.data.parsers import parse_set
 from paracomp.train import TrainConfig, train
+from paracomp.train.jobs import segment_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -116,7 +117,7 @@ def main() -> None:
     parser.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=list(RUNS))
     args = parser.parse_args()
 
-    table = artefacts.read(args.pairs, artefacts.SEGMENT_PAIRS) if args.pairs else sick_pairs()
+    table = segment_pairs(artefacts.read(args.pairs)) if args.pairs else sick_pairs()
     name = args.pairs.name if args.pairs else "SICK train"
     if args.concat > 1:
         table, name = concat(table, args.concat), f"{name} x{args.concat} joined"
