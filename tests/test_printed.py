@@ -81,7 +81,7 @@ def test_top_level(doc):
         assert om["caption"].startswith(f"Table {om['table'][len('table') :]}:")
 
 
-@pytest.mark.parametrize("key,name,t", all_tables())
+@pytest.mark.parametrize("key,name,t", list(all_tables()))
 def test_table_layout(key, name, t):
     assert set(t) >= REQUIRED, REQUIRED - set(t)
     assert set(t) <= REQUIRED | OPTIONAL, set(t) - REQUIRED - OPTIONAL
@@ -141,7 +141,7 @@ def decimals(t, r, c):
     )
 
 
-@pytest.mark.parametrize("key,name,t", all_tables())
+@pytest.mark.parametrize("key,name,t", list(all_tables()))
 def test_numbers_match_printed_precision(key, name, t):
     for r in t["rows"]:
         for c in t["columns"]:
