@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from paracomp.eval.tokens import tokenize_all
-from paracomp.tables.layout import GroupRef, LeafRef, row_refs
+from paracomp.tables.layout import leaf_refs, row_refs
 
 
 def training_counts(path: Path) -> Counter[str]:
@@ -37,10 +37,6 @@ def undertrained_ratio(sentences: list[list[str]], counts: Counter[str], thresho
     return rare / len(tokens) if tokens else float("nan")
 
 
-def _leaves(ref: LeafRef | GroupRef) -> list[LeafRef]:
-    return [ref] if isinstance(ref, LeafRef) else [x for m in ref.members for x in _leaves(m)]
-
-
 def undertrained_stats(
     paper: str,
     table: str,
@@ -58,7 +54,7 @@ def undertrained_stats(
     data: dict[str, str] = {}
     for row, ref in row_refs(paper, table).items():
         subsets, missing = [], []
-        for leaf in _leaves(ref):
+        for leaf in leaf_refs(ref):
             frame = frames.get(leaf.set, pd.DataFrame(columns=["subset", "split", "score"]))
             part = frame[(frame["subset"] == leaf.subset) & frame["score"].notna()]
             if leaf.split is not None:

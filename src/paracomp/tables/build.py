@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from paracomp.eval import aggregate
-from paracomp.tables.layout import GroupRef, LeafRef, row_refs
+from paracomp.tables.layout import GroupRef, LeafRef, leaf_refs, row_refs
 from paracomp.tables.printed import PrintedTable, printed_table
 
 COMPARE_COLUMNS = ["row", "column", "ours", "paper", "delta", "data", "note"]
@@ -77,20 +77,16 @@ def _node(ev: ModelEval, ref: LeafRef | GroupRef, metric: str):
         return None, "; ".join(missing)
     leaves = aggregate.leaves(aggregate.Group(tuple(members)))
     n = sum(leaf.n for leaf in leaves)
-    names = ", ".join(leaf.name for leaf in _leaf_refs(ref))
+    names = ", ".join(leaf.name for leaf in leaf_refs(ref))
     sources = ", ".join(sorted(_sources(ev, ref)))
     return aggregate.Group(tuple(members)), f"{len(leaves)} subsets ({names}; {sources}), {n} pairs"
-
-
-def _leaf_refs(ref: LeafRef | GroupRef) -> list[LeafRef]:
-    return [ref] if isinstance(ref, LeafRef) else [x for m in ref.members for x in _leaf_refs(m)]
 
 
 def _sources(ev: ModelEval, ref: LeafRef | GroupRef) -> set[str]:
     m = ev.metrics
     return {
         str(src)
-        for leaf in _leaf_refs(ref)
+        for leaf in leaf_refs(ref)
         for src in m[(m["dataset"] == leaf.set) & (m["subset"] == leaf.subset)]["source"].dropna()
     }
 

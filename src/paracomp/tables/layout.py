@@ -27,6 +27,11 @@ class GroupRef:
     members: tuple[LeafRef | GroupRef, ...]
 
 
+def leaf_refs(ref: LeafRef | GroupRef) -> list[LeafRef]:
+    """The subsets under a row, depth first."""
+    return [ref] if isinstance(ref, LeafRef) else [x for m in ref.members for x in leaf_refs(m)]
+
+
 @cache
 def _raw(paper: str) -> dict:
     resource = files("paracomp.tables").joinpath("layouts", f"{paper}.yaml")
