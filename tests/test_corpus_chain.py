@@ -99,3 +99,20 @@ def test_sick_bigram_filter_and_samples(chain, mirror, tmp_path):
     assert set(pq.read_table(small)["id"].to_pylist()) <= set(
         pq.read_table(large)["id"].to_pylist()
     )
+
+
+def test_europarl_style_parallel_text(tmp_path):
+    from paracomp.corpus.build import bilingual_sentences, read_parallel_text
+    from paracomp.errors import DataError
+
+    en, es = tmp_path / "ep.en", tmp_path / "ep.es"
+    en.write_text("Resumption of the session\n\nI declare resumed the session.\n")
+    es.write_text("Reanudación del período de sesiones\nHola\nDeclaro reanudado el período.\n")
+    pairs = list(read_parallel_text(en, es))
+    assert [p[0] for p in pairs] == ["1", "2", "3"]
+    table = bilingual_sentences(pairs)  # the pair with an empty English line is cleaned away
+    assert table["id"].to_pylist() == ["1", "3"]
+    assert table["en"][1].as_py() == "i declare resumed the session ."
+    es.write_text("uno\n")
+    with pytest.raises(DataError, match="different numbers of lines"):
+        list(read_parallel_text(en, es))
