@@ -19,6 +19,19 @@ def mirror() -> Path:
 
 
 @pytest.fixture(scope="session")
+def mirror_file(mirror):
+    """``mirror_file("<dataset>/<file>")``: a file of the mirror; skips the test if absent."""
+
+    def path(relative: str) -> Path:
+        found = mirror / relative
+        if not found.is_file():
+            pytest.skip(f"mirror file {found} is absent")
+        return found
+
+    return path
+
+
+@pytest.fixture(scope="session")
 def package_cache() -> Path:
     """Downloaded registry packages, kept between test runs."""
     default = Path.home() / ".cache" / "paracomp" / "packages"

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import csv
-import os
-from pathlib import Path
 
 import pyarrow as pa
 import pytest
@@ -13,20 +11,9 @@ from paracomp.corpus.derive import bigrams, filter_bigrams, sick_bigrams, subsam
 from paracomp.errors import ConfigError
 from paracomp.paraphrase.ppdb import pairs_table, read_scored_pairs
 
-MIRROR = Path(
-    os.environ.get("PARACOMP_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-
-
-def mirror_file(relative: str) -> Path:
-    path = MIRROR / relative
-    if not path.is_file():
-        pytest.skip(f"mirror file {path} is absent")
-    return path
-
 
 @pytest.fixture(scope="session")
-def sick_test_bigrams() -> set[tuple[str, str]]:
+def sick_test_bigrams(mirror_file) -> set[tuple[str, str]]:
     with open(mirror_file("sick2014/SICK_test_annotated.txt"), encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle, delimiter="\t"))
     assert len(rows) == 4927
@@ -66,7 +53,7 @@ def test_filter_bigrams_by_side() -> None:
     assert filter_bigrams(small_table(), {("dog", "barking")}).num_rows == 4  # "," between
 
 
-def test_filter_real_phrase_pairs(sick_test_bigrams: set[tuple[str, str]]) -> None:
+def test_filter_real_phrase_pairs(mirror_file, sick_test_bigrams: set[tuple[str, str]]) -> None:
     assert ("a", "man") in sick_test_bigrams and ("is", "playing") in sick_test_bigrams
     assert 8000 < len(sick_test_bigrams) < 9500
     table = read_scored_pairs(mirror_file("ppdb-phrase-train-60k/ppdb_train.txt"))

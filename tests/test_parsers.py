@@ -17,9 +17,6 @@ from paracomp.data.catalog import SetSpec
 from paracomp.data.parsers import EXPECTED_SUBSETS, find_member, missing_subsets, parse_set
 from paracomp.errors import DataError
 
-MIRROR = Path(
-    os.environ.get("PARACOMP_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
 PACKAGE_CACHE = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/pkgs"))
 
 # (split, subset) -> (pairs, scored pairs), from MANIFEST.md
@@ -108,13 +105,6 @@ REGISTRY_WORD_COUNTS = {
     "men": 3000,
     "rw": 2034,
 }
-
-
-@pytest.fixture(scope="session")
-def mirror() -> Path:
-    if not MIRROR.is_dir():
-        pytest.skip(f"data mirror not found at {MIRROR} (set PARACOMP_MIRROR)")
-    return MIRROR
 
 
 @pytest.fixture(scope="session")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import gzip
-import os
 import statistics
 from pathlib import Path
 
@@ -33,10 +32,6 @@ from paracomp.paraphrase.ppdb import (
     word_overlap,
 )
 
-MIRROR = Path(
-    os.environ.get("PARACOMP_MIRROR", Path(__file__).resolve().parents[2] / "shared" / "data")
-)
-
 # PPDB 1.0 release lines (LHS ||| phrase ||| paraphrase ||| features ||| alignment), the
 # phrase pairs taken from the mirror's ppdb-phrase-train-60k (lines 1-3) and PPDB-XL lexicon
 # (line 4); line 5 is a syntactic rule with nonterminals. The feature names are PPDB 1.0's
@@ -57,13 +52,6 @@ PPDB2_LINE = (
     "[VP] ||| are handled by ||| were reviewed by ||| PPDB2.0Score=3.52 p(e|f)=2.3 ||| "
     "0-0 1-1 2-2 ||| Equivalence"
 )
-
-
-def mirror_file(relative: str) -> Path:
-    path = MIRROR / relative
-    if not path.is_file():
-        pytest.skip(f"mirror file {path} is absent")
-    return path
 
 
 def test_ppdb1_lines(tmp_path: Path) -> None:
@@ -112,7 +100,7 @@ def test_malformed_lines_name_file_and_line(tmp_path: Path, line: str, message: 
         list(read_ppdb(path))
 
 
-def test_phrase_train_60k() -> None:
+def test_phrase_train_60k(mirror_file) -> None:
     table = read_scored_pairs(mirror_file("ppdb-phrase-train-60k/ppdb_train.txt"))
     assert table.schema == SCORED_PAIRS and table.num_rows == 60_000
     assert table.slice(0, 1).to_pylist()[0] == {
@@ -134,7 +122,7 @@ def test_phrase_train_60k() -> None:
     assert all(word_overlap(a, b) < 0.5 for a, b in pairs)
 
 
-def test_annotated_ppdb() -> None:
+def test_annotated_ppdb(mirror_file) -> None:
     dev = read_scored_pairs(mirror_file("annotated-ppdb/ppdb_dev.txt"))
     test = read_scored_pairs(mirror_file("annotated-ppdb/ppdb_test.txt"))
     assert (dev.num_rows, test.num_rows) == (260, 1000)
@@ -147,7 +135,7 @@ def test_annotated_ppdb() -> None:
     ("kind", "rows", "distinct"),
     [("jn", 66_427, 66_427), ("nn", 22_275, 21_068), ("vn", 33_578, 33_578)],
 )
-def test_bigram_train(kind: str, rows: int, distinct: int) -> None:
+def test_bigram_train(mirror_file, kind: str, rows: int, distinct: int) -> None:
     table = read_pairs(mirror_file(f"ppdb-bigram-train/bigram_train.{kind}.txt"))
     assert table.schema == SEGMENT_PAIRS and table.num_rows == rows
     assert set(table["len1"].to_pylist()) == {2} == set(table["len2"].to_pylist())
@@ -157,14 +145,14 @@ def test_bigram_train(kind: str, rows: int, distinct: int) -> None:
 
 @pytest.mark.parametrize(("split", "rows"), [("dev", 540), ("test", 1404)])
 @pytest.mark.parametrize("kind", ["jn", "nn", "vn"])
-def test_ml2010(split: str, rows: int, kind: str) -> None:
+def test_ml2010(mirror_file, split: str, rows: int, kind: str) -> None:
     table = read_scored_pairs(mirror_file(f"ml2010-bigrams/bigram_{split}.{kind}.txt"))
     assert table.num_rows == rows
     assert set(table["score"].to_pylist()) <= {1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0}
     assert len(set(zip(table["s1"].to_pylist(), table["s2"].to_pylist()))) == 108
 
 
-def test_xl_lexicon() -> None:
+def test_xl_lexicon(mirror_file) -> None:
     table = read_xl_lexicon(mirror_file("ppdb-xl-lexicon/ppdb-xl.txt"))
     assert table.num_rows == 374_555  # 102,902 headwords with their paraphrases
     assert table.slice(0, 1).to_pylist()[0]["s2"] == "crawl"
@@ -178,7 +166,7 @@ def test_xl_lexicon() -> None:
 @pytest.mark.parametrize(
     ("name", "rows"), [("ppdb-sample.tsv", 26_456), ("wiki-sample.tsv", 13_954)]
 )
-def test_human_labels(name: str, rows: int) -> None:
+def test_human_labels(mirror_file, name: str, rows: int) -> None:
     table = read_human_labels(mirror_file(f"ppdb2-human-labels/{name}"))
     assert table.schema == HUMAN_LABELS and table.num_rows == rows
     for row in table.slice(0, 500).to_pylist():
