@@ -112,11 +112,12 @@ def seeds(config: TrainConfig) -> tuple[int, int, int]:
 
 
 def build_model(config: TrainConfig, n_rows: int) -> PairModel:
-    """The model before training (on CPU): ``n_rows`` word rows, normal init."""
-    composer = COMPOSERS[config.composer](config.dim)
-    return PairModel(
-        composer, n_rows, config.init_scale, torch.Generator().manual_seed(seeds(config)[0])
-    )
+    """The model before training (on CPU): ``n_rows`` word rows, normal init. The composer's
+    parameters, then the word rows, are drawn from one generator seeded with the init seed
+    (composers without parameters draw nothing)."""
+    generator = torch.Generator().manual_seed(seeds(config)[0])
+    composer = COMPOSERS[config.composer](config.dim, generator)
+    return PairModel(composer, n_rows, config.init_scale, generator)
 
 
 def build_objective(config: TrainConfig) -> HingeObjective:
