@@ -51,6 +51,7 @@ def test_table4_rows_average_subsets_and_report_missing_data(tmp_path):
             "s1": ["A man", "A dog"],
             "s2": ["a a", "x"],
             "score": [3.0, 4.0],
+            "label": ["NEUTRAL", "ENTAILMENT"],
         }
     )
     artefacts.write(sick, tmp_path / "sick.parquet", artefacts.SENTENCE_PAIRS, PROV)

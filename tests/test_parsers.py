@@ -14,7 +14,13 @@ import pytest
 from paracomp.artefacts import SENTENCE_PAIRS, WORD_PAIRS
 from paracomp.data import catalog
 from paracomp.data.catalog import SetSpec
-from paracomp.data.parsers import EXPECTED_SUBSETS, find_member, missing_subsets, parse_set
+from paracomp.data.parsers import (
+    EXPECTED_SUBSETS,
+    SICK_LABELS,
+    find_member,
+    missing_subsets,
+    parse_set,
+)
 from paracomp.errors import DataError
 
 PACKAGE_CACHE = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/pkgs"))
@@ -162,6 +168,8 @@ def test_mirror_sentence_counts(name: str, mirror: Path) -> None:
     assert set(table["dataset"].to_pylist()) == {name}
     assert counts(table) == STS_COUNTS[name]
     assert table.group_by(["split", "subset", "id"]).aggregate([]).num_rows == table.num_rows
+    labelled = table.num_rows - table["label"].null_count
+    assert labelled == (table.num_rows if name == "sick2014" else 0)
 
 
 @pytest.mark.parametrize("name", sorted(WORD_COUNTS))
@@ -213,8 +221,15 @@ def test_stsb_and_sick_spot_checks(mirror: Path) -> None:
     )
     sick = parse_mirror("sick2014", mirror)
     row = sick.filter(pa.compute.equal(sick["split"], "test")).slice(0, 1).to_pylist()[0]
-    assert (row["id"], row["score"]) == ("6", 3.3)
+    assert (row["id"], row["score"], row["label"]) == ("6", 3.3, "NEUTRAL")
     assert row["s1"] == "There is no boy playing outdoors and there is no man smiling"
+
+
+def test_sick_entailment_labels(mirror: Path) -> None:
+    rows = parse_mirror("sick2014", mirror).select(["split", "label"]).to_pylist()
+    assert set(SICK_LABELS) == {r["label"] for r in rows}
+    test = Counter(r["label"] for r in rows if r["split"] == "test")
+    assert test == {"NEUTRAL": 2793, "ENTAILMENT": 1414, "CONTRADICTION": 720}
 
 
 def test_pit2015_scores(mirror: Path) -> None:
@@ -332,6 +347,19 @@ def test_stsb_malformed(tmp_path: Path) -> None:
     (tmp_path / "sts-test.csv").write_text(good + 'g\tf\t2012\t0002\t2.0\t"a\n')
     with pytest.raises(DataError, match="sts-test.csv:2: expected at least 7 fields, got 6"):
         parse_set(spec, "mirror", tmp_path)
+
+
+def test_sick_bad_label_names_file_and_line(tmp_path: Path) -> None:
+    spec = SetSpec("toy", "sentence-pairs", "sick", {"mirror": {"dataset": "toy"}})
+    header = "pair_ID\tsentence_A\tsentence_B\trelatedness_score\tentailment_judgment\n"
+    good = header + "1\tA man\tA person\t4.5\tENTAILMENT\n"
+    for name in ("SICK_train.txt", "SICK_test_annotated.txt"):
+        (tmp_path / name).write_text(good)
+    (tmp_path / "SICK_trial.txt").write_text(good + "2\tA dog\tA cat\t2.0\tentailment\n")
+    with pytest.raises(DataError, match="SICK_trial.txt:3: unknown entailment judgment"):
+        parse_set(spec, "mirror", tmp_path)
+    (tmp_path / "SICK_trial.txt").write_text(good)
+    assert parse_set(spec, "mirror", tmp_path)["label"].to_pylist() == ["ENTAILMENT"] * 3
 
 
 def test_pit2015_malformed_votes(tmp_path: Path) -> None:

