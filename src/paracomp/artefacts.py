@@ -131,7 +131,10 @@ def read(path: str | os.PathLike[str], schema: pa.Schema | None = None) -> pa.Ta
     if schema is not None:
         missing = [n for n in schema.names if n not in table.column_names]
         if missing:
-            raise DataError(f"{path}: missing columns {missing}")
+            raise DataError(
+                f"{path}: missing columns {missing} (written by an older paracomp? "
+                "delete it and rerun the rule that makes it)"
+            )
     return table
 
 
