@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import warnings
 
 import pytest
 
+from paracomp.errors import DataError
+from paracomp.wordnet.dataset import DefinitionData, prepare
 from paracomp.wordnet.definitions import build_dataset, read_released, read_vocabulary
 from paracomp.wordnet.install import install_wordnet, wordnet_reader
 from paracomp.wordnet.split import PAPER_SIZES, split_by_lemma, split_sizes
@@ -65,3 +68,16 @@ def test_released_split(mirror) -> None:
     assert test.column("synset").null_count == test.num_rows
     assert test.slice(0, 1).to_pylist()[0]["lemma"] == "curiously"
     assert len(read_vocabulary(folder / "vocab.gz")) == 48_944
+
+
+def test_prepare_released_folder(reader, mirror, tmp_path) -> None:
+    sizes = prepare("released", reader, tmp_path, released=mirror / "compvec-wordnet")
+    assert {k: sizes[k] for k in PAPER_SIZES} == PAPER_SIZES  # every count of the paper
+    assert sizes["shared_lemmas"] == 723  # the authors' split is not grouped by lemma
+    data = DefinitionData.load(tmp_path)
+    assert data.vocabulary[:3] == ["PAD", "UNK", "a"]
+    assert set(data.test.column("lemma").to_pylist()) <= set(data.targets)
+    written = json.loads((tmp_path / "sizes.json").read_text())
+    assert written["paper"] == PAPER_SIZES and written["split"] == "released"
+    with pytest.raises(DataError, match="released split needs"):
+        prepare("released", reader, tmp_path / "x")
