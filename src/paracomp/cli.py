@@ -8,6 +8,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from paracomp.cli_compvec import add_parser as add_compvec_parser
 from paracomp.errors import ParacompError
 
 log = logging.getLogger("paracomp")
@@ -385,6 +386,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out", required=True, help="table CSV; .compare.csv and .md are written beside"
     )
     p.set_defaults(func=_table)
+
+    add_compvec_parser(sub)
     return parser
 
 

@@ -146,9 +146,10 @@ def build(
                     cell.data,
                     cell.reason,
                 )
-    wide = _wide(printed, cells)
-    compare = _compare(printed, cells, columns)
-    return wide, compare, _markdown(printed, wide, compare, columns, aggregation)
+    wide = wide_table(printed, cells)
+    compare = compare_table(printed, cells, columns)
+    described = f"group rows aggregated by `{aggregation}`"
+    return wide, compare, markdown(printed, wide, compare, columns, described)
 
 
 def _fmt(value: float | str | None, decimals: int) -> str:
@@ -157,7 +158,7 @@ def _fmt(value: float | str | None, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
-def _wide(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataFrame:
+def wide_table(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataFrame:
     data = {printed.row_label or "row": [printed.row_label_of(r) for r in printed.rows]}
     for column in printed.columns:
         data[printed.column_label_of(column)] = [
@@ -166,7 +167,7 @@ def _wide(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataF
     return pd.DataFrame(data)
 
 
-def _compare(
+def compare_table(
     printed: PrintedTable, cells: dict[tuple[str, str], Cell], columns: dict
 ) -> pd.DataFrame:
     records = []
@@ -201,13 +202,15 @@ def _summary(compare: pd.DataFrame, numeric: pd.DataFrame) -> str:
     )
 
 
-def _markdown(
+def markdown(
     printed: PrintedTable,
     wide: pd.DataFrame,
     compare: pd.DataFrame,
     columns: dict,
-    aggregation: str,
+    method: str,
 ) -> str:
+    """The table as markdown with its caption, summary, columns and empty cells' reasons;
+    ``method`` says how cells were computed (e.g. how group rows aggregate)."""
     header = "| " + " | ".join(wide.columns) + " |"
     rule = "|" + "---|" * len(wide.columns)
     body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
@@ -221,7 +224,7 @@ def _markdown(
         rule,
         *body,
         "",
-        f"Cells: {printed.metric}; group rows aggregated by `{aggregation}`.",
+        f"Cells: {printed.metric}; {method}.",
         _summary(compare, numeric),
         "",
         "Columns:",
@@ -232,12 +235,16 @@ def _markdown(
             what = f"statistic `{spec['stat']}` of the training sets"
         elif spec.get("model"):
             what = f"model `{spec['model']}`"
+        elif spec.get("embeddings"):
+            what = f"`{spec['embeddings']}`, {spec.get('variant', '')}".rstrip(", ")
         else:
             what = f"empty: {spec.get('reason', 'not configured')}"
         extra = f" ({spec['note']})" if spec.get("note") else ""
         lines.append(f"- {printed.column_label_of(column)}: {what}{extra}")
     reasons = compare[(compare["ours"].isna()) & compare["note"].astype(bool)]
-    per_column = {c: s for c, s in columns.items() if s.get("model") or s.get("stat")}
+    per_column = {
+        c: s for c, s in columns.items() if s.get("model") or s.get("stat") or s.get("embeddings")
+    }
     missing = reasons[reasons["column"].isin(per_column)]
     if len(missing):
         lines += ["", "Empty cells of computed columns:"]
