@@ -18,6 +18,7 @@ import pandas as pd
 from paracomp.atomic import atomic_path
 from paracomp.tables.build import Cell, compare_table, markdown, wide_table
 from paracomp.tables.printed import printed_table
+from paracomp.tables.write import write_outputs
 
 VARIANTS = ("original", "compvec")
 CANDIDATE_COLUMNS = [
@@ -146,12 +147,6 @@ def write_table1(
 ) -> None:
     """Write ``table1.csv``, ``.compare.csv``, ``.md`` and ``.candidates.csv``."""
     wide, compare, text, candidates = build_table1(columns, roots, compositions, method)
-    stem = out.with_suffix("")
-    with atomic_path(out) as tmp:
-        wide.to_csv(tmp, index=False)
-    with atomic_path(stem.with_suffix(".compare.csv")) as tmp:
-        compare.to_csv(tmp, index=False)
-    with atomic_path(stem.with_suffix(".md")) as tmp:
-        tmp.write_text(text)
-    with atomic_path(stem.with_suffix(".candidates.csv")) as tmp:
+    write_outputs(out, wide, compare, text)
+    with atomic_path(out.with_suffix(".candidates.csv")) as tmp:
         candidates.to_csv(tmp, index=False)

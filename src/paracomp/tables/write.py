@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pandas as pd
+
 from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError
 from paracomp.tables.build import ModelEval, build
@@ -24,6 +26,11 @@ def write_table(
     wide, compare, markdown = build(
         paper, table, spec["columns"], spec.get("aggregation", "mean"), evals, stats
     )
+    write_outputs(out, wide, compare, markdown)
+
+
+def write_outputs(out: Path, wide: pd.DataFrame, compare: pd.DataFrame, markdown: str) -> None:
+    """Write a table to ``out`` and its ``.compare.csv`` and ``.md`` beside it, atomically."""
     stem = out.with_suffix("")
     with atomic_path(out) as tmp:
         wide.to_csv(tmp, index=False)
