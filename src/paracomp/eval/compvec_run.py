@@ -35,7 +35,7 @@ from paracomp.eval.encode import AveragedEmbeddings
 from paracomp.eval.senteval import evaluate_sick
 from paracomp.eval.sts import predict_pairs, subset_metrics
 from paracomp.eval.wordsim import evaluate_wordsim
-from paracomp.train.definitions import EncodedDefinitions, load_model
+from paracomp.train.definitions import DefinitionModel, EncodedDefinitions, load_model
 from paracomp.wordnet.dataset import DefinitionData
 
 log = logging.getLogger(__name__)
@@ -58,7 +58,9 @@ def _cell(value: float | None, data: str = "", reason: str = "") -> dict[str, An
     return {"value": value, "data": data, "reason": reason}
 
 
-def compvec_measure(model, data: DefinitionData, max_length: int) -> dict[str, dict[str, Any]]:
+def compvec_measure(
+    model: DefinitionModel, data: DefinitionData, max_length: int
+) -> dict[str, dict[str, Any]]:
     """CompVecEval under both candidate sets."""
     lemmas = data.test.column("lemma").to_pylist()
     definitions, relevant = group_queries(lemmas, data.test.column("definition").to_pylist())
