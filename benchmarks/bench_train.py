@@ -11,7 +11,9 @@ $PARACOMP_MIRROR or ../shared/data: sentence_A/sentence_B, lowercased, whitespac
 cuts both sides into L-token pieces and pairs the pieces in order: real text at the lengths of
 the paper's bilingual sentences (28) or phrases (5). The table is repeated up to
 ``--min-pairs`` so that an epoch lasts long enough to time; each cell is the best of
-``--epochs`` epochs (the first includes warm-up), timed by the training loop itself.
+``--epochs`` epochs (the first includes warm-up), timed by the training loop itself. Time on
+an otherwise idle machine: with ``--threads`` above the free cores, torch's threads wait for
+each other and the numbers drop several-fold.
 """
 
 from __future__ import annotations

@@ -103,6 +103,7 @@ def test_random_corpus_pool_draws_k_other_pairs_per_side():
         assert not (extra.view(3, 4) == pairs.unsqueeze(1)).any()
         assert ((extra >= 0) & (extra < 10)).all()
     picks = sampler.sample(torch.zeros(30, 2), Layout(3, 12, 12), COS)
-    # side 1 of pair i: extra side-2 rows 6+12+4i…; side 2 of pair i: extra side-1 rows 6+4i…
-    assert picks[0].tolist() == [18, 19, 20, 21] and picks[3].tolist() == [6, 7, 8, 9]
-    assert picks[5].tolist() == [14, 15, 16, 17]
+    # the 12 extra side-2 rows come first (Layout): side 1 of pair i gets rows 6+4i…,
+    # side 2 of pair i the extra side-1 rows 6+12+4i…
+    assert picks[0].tolist() == [6, 7, 8, 9] and picks[3].tolist() == [18, 19, 20, 21]
+    assert picks[5].tolist() == [26, 27, 28, 29]

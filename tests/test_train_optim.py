@@ -4,8 +4,8 @@ import pytest
 import torch
 
 from paracomp.train.composers import COMPOSERS
-from paracomp.train.model import PairModel
-from paracomp.train.optim import RowSparseAdagrad, make_optimizer
+from paracomp.train.model import PairModel, RowGradient
+from paracomp.train.optim import RowSparseAdagrad, _adagrad, _adagrad_cpu, make_optimizer
 
 
 def _model():
@@ -48,3 +48,18 @@ def test_optimizers_touch_only_used_rows(name):
 def test_unknown_optimizer():
     with pytest.raises(ValueError, match="rmsprop"):
         make_optimizer(_model(), "rmsprop", lr=0.1)
+
+
+def test_adagrad_kernel_matches_tensor_ops_and_skips_zero_rows():
+    gen = torch.Generator().manual_seed(0)
+    weight, state = torch.randn(10, 4, generator=gen), torch.rand(10, 4, generator=gen)
+    rows = RowGradient(torch.tensor([7, 2, 5]), torch.randn(3, 4, generator=gen))
+    rows.grad[1] = 0.0  # row 2 has no gradient: AdaGrad leaves it as it is
+    kernel, ops = (weight.clone(), state.clone()), (weight.clone(), state.clone())
+    for _ in range(2):
+        _adagrad_cpu(*kernel, rows, lr=0.1, eps=1e-10)
+        _adagrad(*ops, rows, lr=0.1, eps=1e-10)
+    torch.testing.assert_close(kernel, ops)
+    untouched = torch.tensor([0, 1, 2, 3, 4, 6, 8, 9])
+    assert torch.equal(kernel[0][untouched], weight[untouched])
+    assert torch.equal(kernel[1][untouched], state[untouched])

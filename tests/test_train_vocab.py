@@ -76,3 +76,13 @@ def test_batches_match_taking_each_batch(batch_size, chunk):
         assert torch.equal(pairs, expected)
         want_ids, want_starts = data.take_pairs(expected, expected)
         assert torch.equal(ids, want_ids) and torch.equal(starts, want_starts)
+
+
+def test_take_kernel_matches_tensor_ops():
+    data = EncodedPairs.build(TABLE, shared_vocab=False)
+    for index in ([3, 0, 7, 3, 2], [4], []):
+        index = torch.tensor(index, dtype=torch.long)
+        ids, starts = data.segments.take(index)
+        want_ids, want_starts = data.segments._take_by_tensor_ops(index)
+        assert ids.dtype == want_ids.dtype == torch.long
+        assert torch.equal(ids, want_ids) and torch.equal(starts, want_starts)

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numba
 import pandas as pd
 import pyarrow as pa
 import torch
@@ -87,12 +88,15 @@ def resolve_device(config: TrainConfig) -> torch.device:
 
 @contextlib.contextmanager
 def _threads(n: int) -> Iterator[None]:
-    previous = torch.get_num_threads()
+    """``n`` threads for torch's and numba's parallel loops (numba: at most the cores)."""
+    previous = torch.get_num_threads(), numba.get_num_threads()
     torch.set_num_threads(n)
+    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
     try:
         yield
     finally:
-        torch.set_num_threads(previous)
+        torch.set_num_threads(previous[0])
+        numba.set_num_threads(previous[1])
 
 
 @dataclass
@@ -172,6 +176,22 @@ class _Run:
             return torch.autocast(device.type, torch.bfloat16)
         return contextlib.nullcontext()
 
+    def _step(self, batch: PairBatch) -> torch.Tensor:
+        """One optimiser step on ``batch``; returns its loss, detached. The gradient comes
+        without autograd where the objective can work it out (additive composers on CPU)."""
+        with self._precision(self.model.weight.device):
+            by_hand = self.objective.loss_and_gradient(self.model, batch, self.sampler)
+            if by_hand is None:
+                loss = self.objective.loss(self.model, batch, self.sampler)
+        if by_hand is not None:
+            loss, rows = by_hand
+            self.optimizer.step_rows(self.model.weight, rows)
+            return loss
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        return loss.detach()
+
     def run_epoch(self, bar: tqdm) -> tuple[float, float]:
         """One pass over the shuffled pairs; returns (mean batch loss, seconds)."""
         device = self.model.weight.device
@@ -180,13 +200,7 @@ class _Run:
         n_batches = -(-self.data.n_pairs // self.config.batch_size)
         start = time.perf_counter()
         for pairs, ids, starts in self.data.batches(order, self.config.batch_size):
-            batch = PairBatch(pairs, ids, starts, self.data)
-            with self._precision(device):
-                loss = self.objective.loss(self.model, batch, self.sampler)
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
-            total += loss.detach()
+            total += self._step(PairBatch(pairs, ids, starts, self.data))
             bar.update(pairs.numel())
         mean = total.item() / n_batches  # .item() also waits for CUDA to finish
         return mean, time.perf_counter() - start

@@ -2,9 +2,9 @@
 
 ``adagrad``: :class:`RowSparseAdagrad` for the word rows (the update of ``torch.optim.Adagrad``
 on sparse gradients, without its ``sparse_mask`` round trips, which cost more than the rest of
-a step) and ``torch.optim.Adagrad`` for dense parameters. ``sgd``: ``torch.optim.SGD`` for
-both. ``adam``: ``torch.optim.SparseAdam`` (lazy Adam) for the rows, ``torch.optim.Adam`` for
-dense parameters.
+a step; on CPU one numba kernel) and ``torch.optim.Adagrad`` for dense parameters. ``sgd``:
+``torch.optim.SGD`` for both. ``adam``: ``torch.optim.SparseAdam`` (lazy Adam) for the rows,
+``torch.optim.Adam`` for dense parameters.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from paracomp.train.model import PairModel
+from paracomp.train.model import PairModel, RowGradient
+from paracomp.train.sparse_rows import adagrad_rows
 
 
 class RowSparseAdagrad(torch.optim.Optimizer):
@@ -34,13 +35,36 @@ class RowSparseAdagrad(torch.optim.Optimizer):
                 if not param.grad.is_sparse:
                     raise ValueError("RowSparseAdagrad needs sparse gradients")
                 grad = param.grad if param.grad.is_coalesced() else param.grad.coalesce()
-                rows, values = grad.indices()[0], grad.values()
-                state = self.state[param]
-                if not state:
-                    state["sum"] = torch.zeros_like(param)
-                state["sum"].index_add_(0, rows, values * values)
-                std = state["sum"].index_select(0, rows).sqrt_().add_(group["eps"])
-                param.index_add_(0, rows, values.div(std).mul_(-group["lr"]))
+                self.step_rows(param, RowGradient(grad.indices()[0], grad.values()))
+
+    def step_rows(self, param: nn.Parameter, rows: RowGradient) -> None:
+        """The update of ``param`` (one of this optimiser's) for the gradient ``rows``."""
+        group = next(g for g in self.param_groups if any(p is param for p in g["params"]))
+        state = self.state[param]
+        if not state:
+            state["sum"] = torch.zeros_like(param)
+        update = _adagrad_cpu if param.device.type == "cpu" else _adagrad
+        with torch.no_grad():
+            update(param, state["sum"], rows, group["lr"], group["eps"])
+
+
+def _adagrad(
+    param: torch.Tensor, state: torch.Tensor, rows: RowGradient, lr: float, eps: float
+) -> None:
+    """The update of :class:`RowSparseAdagrad`, in torch ops."""
+    state.index_add_(0, rows.index, rows.grad * rows.grad)
+    std = state.index_select(0, rows.index).sqrt_().add_(eps)
+    param.index_add_(0, rows.index, rows.grad.div(std).mul_(-lr))
+
+
+def _adagrad_cpu(
+    param: torch.Tensor, state: torch.Tensor, rows: RowGradient, lr: float, eps: float
+) -> None:
+    """:func:`_adagrad` as one numba kernel, for CPU tensors."""
+    weight = param.detach().numpy()
+    real = weight.dtype.type
+    grad = rows.grad.to(param.dtype).contiguous().numpy()
+    adagrad_rows(weight, state.numpy(), rows.index.numpy(), grad, real(lr), real(eps))
 
 
 class Optimizers:
@@ -58,6 +82,18 @@ class Optimizers:
     def step(self) -> None:
         for opt in self.optimizers:
             opt.step()
+
+    def step_rows(self, param: nn.Parameter, rows: RowGradient) -> None:
+        """A step whose only gradient is ``rows`` of ``param``, a parameter of the first
+        (sparse) optimiser: straight to :class:`RowSparseAdagrad`, skipping ``param.grad``
+        and the hooks of ``torch.optim`` (other optimisers get it as a sparse gradient)."""
+        sparse = self.optimizers[0]
+        if isinstance(sparse, RowSparseAdagrad):
+            sparse.step_rows(param, rows)
+            return
+        self.zero_grad()
+        param.grad = rows.sparse(param.shape)
+        self.step()
 
     def state_dict(self) -> list[dict[str, Any]]:
         return [opt.state_dict() for opt in self.optimizers]

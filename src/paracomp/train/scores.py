@@ -3,7 +3,9 @@
 Distances enter as negated similarities, so one hinge ``[δ − s(a, p) + s(a, n)]_+`` covers
 both Eq. 1 of Elgohary & Carpuat (``δ + ‖a − p‖² − ‖a − n‖²`` with ``sq_euclidean``) and
 Wieting's cosine hinge. ``paired`` scores matching rows of broadcastable ``(…, d)`` tensors;
-``pairwise`` scores every row of ``a`` (n, d) against every row of ``b`` (m, d).
+``pairwise`` scores every row of ``a`` (n, d) against every row of ``b`` (m, d), or does so
+for each of a batch, (B, n, d) against (B, m, d); ``grad`` is the gradient of a weighted sum
+of scores, for objectives that skip autograd.
 """
 
 from __future__ import annotations
@@ -28,9 +30,15 @@ def pairwise_sq_euclidean_distance(a: torch.Tensor, b: torch.Tensor) -> torch.Te
 
 def _pairwise_sq_similarity(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     """``−‖a_i − b_j‖² = 2 a_i·b_j − ‖a_i‖² − ‖b_j‖²`` (may round to just above 0)."""
-    sq_a = torch.linalg.vecdot(a, a)
-    sq_b = sq_a if b is a else torch.linalg.vecdot(b, b)
-    return torch.addmm(sq_a.neg().unsqueeze(1), a, b.T, alpha=2.0).sub_(sq_b)
+    sq_a = _sq_norm(a)
+    sq_b = sq_a if b is a else _sq_norm(b)
+    product = torch.addmm if a.dim() == 2 else torch.baddbmm
+    return product(sq_a.neg().unsqueeze(-1), a, b.mT, alpha=2.0).sub_(sq_b.unsqueeze(-2))
+
+
+def _sq_norm(x: torch.Tensor) -> torch.Tensor:
+    """``‖x‖²`` over the last dimension (one fused reduction; ``vecdot`` multiplies first)."""
+    return torch.linalg.vector_norm(x, dim=-1).square()
 
 
 def _euclidean(sq: torch.Tensor) -> torch.Tensor:
@@ -43,19 +51,77 @@ def _cosine(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     return (a * b).sum(-1) / den
 
 
+def _unit(x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``x / max(‖x‖, ε)`` (``F.normalize``, with fewer ops) and ``‖x‖``, over the last dim."""
+    norm = torch.linalg.vector_norm(x, dim=-1, keepdim=True)
+    return x / norm.clamp_min(_EPS), norm
+
+
 def _pairwise_cosine(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
-    unit_a = torch.nn.functional.normalize(a, dim=1, eps=_EPS)
-    unit_b = unit_a if b is a else torch.nn.functional.normalize(b, dim=1, eps=_EPS)
-    return unit_a @ unit_b.T
+    unit_a = _unit(a)[0]
+    unit_b = unit_a if b is a else _unit(b)[0]
+    return unit_a @ unit_b.mT
+
+
+def _weighted(c: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """``c @ x``, as a broadcast product where the sum runs over one row (batched outer
+    products are slow on CPU)."""
+    return c * x if c.shape[-1] == 1 else c @ x
+
+
+def _dot_grad(
+    a: torch.Tensor, b: torch.Tensor, s: torch.Tensor, c: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    return _weighted(c, b), _weighted(c.mT, a)
+
+
+def _sq_grad(
+    a: torch.Tensor, b: torch.Tensor, s: torch.Tensor, c: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    # s_ij = 2 a_i·b_j − ‖a_i‖² − ‖b_j‖²
+    da = _weighted(c, b).sub_(a * c.sum(-1, keepdim=True)).mul_(2.0)
+    db = _weighted(c.mT, a).sub_(b * c.sum(-2).unsqueeze(-1)).mul_(2.0)
+    return da, db
+
+
+def _euclidean_grad(
+    a: torch.Tensor, b: torch.Tensor, s: torch.Tensor, c: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    # s = −√q, q = ‖a − b‖² (= −the sq_euclidean score) clamped to ε², no gradient below:
+    # ds/dq = 1 / (2s), so c·ds = −c / (2s) · d(sq_euclidean score)
+    return _sq_grad(a, b, s, (c / (-2.0 * s)).masked_fill_(s > -_EPS, 0.0))
+
+
+def _unit_grad(unit: torch.Tensor, norm: torch.Tensor, grad: torch.Tensor) -> torch.Tensor:
+    """Gradient through ``x / max(‖x‖, ε)`` (``F.normalize``) given that of the result."""
+    radial = (unit * grad).sum(-1, keepdim=True).masked_fill_(norm < _EPS, 0.0)
+    return grad.sub_(unit * radial).div_(norm.clamp_min(_EPS))
+
+
+def _cosine_grad(
+    a: torch.Tensor, b: torch.Tensor, s: torch.Tensor, c: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    (unit_a, norm_a), (unit_b, norm_b) = _unit(a), _unit(b)
+    grad_a, grad_b = _weighted(c, unit_b), _weighted(c.mT, unit_a)
+    return _unit_grad(unit_a, norm_a, grad_a), _unit_grad(unit_b, norm_b, grad_b)
+
+
+Grad = Callable[
+    [torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor]
+]
 
 
 @dataclass(frozen=True)
 class Score:
-    """A similarity with its row-wise (``paired``) and all-pairs (``pairwise``) forms."""
+    """A similarity with its row-wise (``paired``) and all-pairs (``pairwise``) forms, and
+    ``grad(a, b, s, c)``: the gradients with respect to ``a`` (…, n, d) and ``b`` (…, m, d)
+    of ``Σ c ⊙ s``, where ``s = pairwise(a, b)`` (…, n, m), for objectives that skip
+    autograd."""
 
     name: str
     paired: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     pairwise: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+    grad: Grad
 
 
 SCORES: dict[str, Score] = {
@@ -63,13 +129,15 @@ SCORES: dict[str, Score] = {
         "sq_euclidean",
         lambda a, b: -sq_euclidean_distance(a, b),
         _pairwise_sq_similarity,
+        _sq_grad,
     ),
     "euclidean": Score(
         "euclidean",
         lambda a, b: -_euclidean(sq_euclidean_distance(a, b)),
         lambda a, b: -_euclidean(pairwise_sq_euclidean_distance(a, b)),
+        _euclidean_grad,
     ),
-    "cosine": Score("cosine", _cosine, _pairwise_cosine),
-    "dot": Score("dot", lambda a, b: (a * b).sum(-1), lambda a, b: a @ b.T),
+    "cosine": Score("cosine", _cosine, _pairwise_cosine, _cosine_grad),
+    "dot": Score("dot", lambda a, b: (a * b).sum(-1), lambda a, b: a @ b.mT, _dot_grad),
 }
 """Scores by config name; cosine of a zero vector is 0."""
