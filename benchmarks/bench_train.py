@@ -114,6 +114,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--batch-size", type=int, default=100)
     parser.add_argument("--dim", type=int, default=128)
+    parser.add_argument("--reg", type=float, default=0.0, help="λ (the embedded default: 1e-5)")
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--min-pairs", type=int, default=60_000)
     parser.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=list(RUNS))
@@ -142,6 +143,7 @@ def main() -> None:
                 {
                     **RUNS[run],
                     "dim": args.dim,
+                    "reg": args.reg,
                     "batch_size": args.batch_size,
                     "epochs": args.epochs,
                     "threads": args.threads,
