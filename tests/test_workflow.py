@@ -95,6 +95,11 @@ def test_table3_end_to_end_on_the_mirror(tmp_path, mirror):
     assert glove["ours"].notna().all(), glove[glove["ours"].isna()]
     assert glove["data"].str.contains("mirror").all()
     assert ((glove["ours"] > 0.1) & (glove["ours"] < 0.9)).all()
+    # every STS and SICK row of every trained column; Paragram empty, with its reason
+    trained = compare[~compare["column"].isin(["glove", "paragram"])]
+    assert trained["column"].nunique() == 6 and trained["ours"].notna().all()
+    paragram = compare[compare["column"] == "paragram"]
+    assert paragram["ours"].isna().all() and paragram["note"].str.contains("not configured").all()
     assert (tmp_path / "results/table3.csv").read_text() == (
         tmp_path / "results/elgohary2016/table3.csv"
     ).read_text()
