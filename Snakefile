@@ -1,7 +1,10 @@
 # paracomp: regenerate the results tables of five papers on paraphrastic and compositional
 # embeddings. Thin by design: configuration, includes and the default target; logic lives in
-# the `paracomp` package (src/paracomp), which every rule calls through its CLI.
+# the `paracomp` package (src/paracomp), which every rule calls through its CLI. Generic stages
+# are in rules/, each paper's rules in rules/papers/<paper>.smk (one per paracomp.papers.PAPERS).
 from snakemake.utils import min_version
+
+from paracomp.papers import PAPERS
 
 min_version("8.20")
 
@@ -15,7 +18,13 @@ include: "rules/sets.smk"
 include: "rules/corpus.smk"
 include: "rules/train.smk"
 include: "rules/evaluate.smk"
-include: "rules/compvec.smk"
+
+
+for paper in PAPERS:
+
+    include: f"rules/papers/{paper}.smk"
+
+
 include: "rules/tables.smk"
 
 

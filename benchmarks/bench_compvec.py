@@ -22,9 +22,10 @@ import pandas as pd
 import torch
 
 from paracomp.data.catalog import mirror_dir
-from paracomp.train.composers import COMPOSERS
-from paracomp.train.definitions import CompVecConfig, train_definitions
-from paracomp.wordnet.definitions import read_released, read_vocabulary
+from paracomp.models.registry import COMPOSERS
+from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
+from paracomp.train.config import TrainConfig
+from paracomp.train.targets import train_targets
 
 REPO = Path(__file__).resolve().parents[1]
 LOG_EVERY = 10
@@ -50,7 +51,12 @@ def main() -> None:
     print(f"\n{'composer':10} {'device':7} {'threads':>7} {'defs/s':>10} {'ms/step':>8}")
     for name in args.composers:
         for device in devices:
-            config = CompVecConfig(
+            config = TrainConfig(
+                objective="targets",
+                optimizer="adam",
+                lr=1e-3,
+                batch_size=512,
+                dropout=0.25,
                 composer=name,
                 margin=0.25,
                 steps=args.warmup + args.steps,
@@ -60,7 +66,7 @@ def main() -> None:
                 threads=args.threads,
             )
             with tempfile.TemporaryDirectory() as out:
-                train_definitions(config, train, vocabulary, matrix, Path(out))
+                train_targets(config, train, vocabulary, matrix, Path(out))
                 curve = pd.read_parquet(Path(out) / "curve.parquet")
             timed = curve[curve["step"] > args.warmup]
             seconds = float(timed["seconds"].sum())

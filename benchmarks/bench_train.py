@@ -1,9 +1,15 @@
-"""Training throughput (pairs/s) of J_bi and J_pa at d=128, batch 100.
+"""Training throughput (pairs/s) of J_bi and J_pa at d=128, batch 100: CPU and CUDA, eager,
+static and graphed steps, one run and a stack of grid points.
+
+J_bi runs are Eq. 1 as printed, and ``J_bi ref`` the reference form (BiCVM's dbltrain:
+``half_sq_euclidean``, attraction 1, hinge scale 0.1; elgohary2016's default).
 
     python benchmarks/bench_train.py                      # SICK train pairs from the mirror
     python benchmarks/bench_train.py --pairs resources/corpus/bilingual_phrases.parquet
     python benchmarks/bench_train.py --concat 3           # ~29-token pairs (sentence-like)
     python benchmarks/bench_train.py --window 5           # 5-token pieces (phrase-like)
+    python benchmarks/bench_train.py --stack 12           # also 12 grid points side by side
+    python benchmarks/bench_train.py --steps static       # also the static step (any device)
 
 Without ``--pairs`` the pairs are SICK's train sentence pairs (``sick2014`` of the mirror at
 $PARACOMP_MIRROR or ../shared/data: sentence_A/sentence_B, lowercased, whitespace tokens,
@@ -11,9 +17,18 @@ $PARACOMP_MIRROR or ../shared/data: sentence_A/sentence_B, lowercased, whitespac
 cuts both sides into L-token pieces and pairs the pieces in order: real text at the lengths of
 the paper's bilingual sentences (28) or phrases (5). The table is repeated up to
 ``--min-pairs`` so that an epoch lasts long enough to time; each cell is the best of
-``--epochs`` epochs (the first includes warm-up), timed by the training loop itself. Time on
-an otherwise idle machine: with ``--threads`` above the free cores, torch's threads wait for
-each other and the numbers drop several-fold.
+``--epochs`` epochs (the first includes warm-up and, graphed, the capture), timed by the
+training loop itself. Time on an otherwise idle machine: with ``--threads`` above the free
+cores, torch's threads wait for each other and the numbers drop several-fold.
+
+Steps (``--steps``; CUDA rows only where CUDA is present): ``eager`` is the default step
+(CPU: the gradient by hand with numba kernels; CUDA: autograd, ``cuda_graph: false``),
+``static`` the static-shape step of :mod:`paracomp.train.static` run eagerly, ``graphed`` that
+step replayed from a CUDA graph (the default on CUDA). ``--stack N`` adds, for each run, N of
+the points of the paper's stack for that run (J_bi: k × margin, J_pa: sampler × score × margin
+× λ) trained side by side (:mod:`paracomp.train.stacked`): ``pairs/s`` is then a point's, and
+``point-pairs/s`` the grid points × pairs/s of the stack (a stack's eager step on CUDA, its
+points' eager steps one after the other, is not timed).
 """
 
 from __future__ import annotations
@@ -30,8 +45,11 @@ import torch
 from paracomp import artefacts
 from paracomp.data.catalog import load, mirror_dir
 from paracomp.data.parsers import parse_set
-from paracomp.train import TrainConfig, train
-from paracomp.train.jobs import segment_pairs
+from paracomp.train import loop
+from paracomp.train.config import TrainConfig
+from paracomp.train.pairs import PairTask, segment_pairs
+from paracomp.train.stacked import StackedPairTask
+from paracomp.train.static import StaticPairTask
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -42,6 +60,16 @@ RUNS = {
         "sampler": "random",
         "k": 10,
         "pool": "batch",
+    },
+    "J_bi ref k=10 batch-pool": {
+        "objective": "bicvm",
+        "composer": "sum",
+        "sampler": "random",
+        "k": 10,
+        "pool": "batch",
+        "score": "half_sq_euclidean",
+        "attraction": 1.0,
+        "hinge_scale": 0.1,
     },
     "J_bi k=10 corpus-pool": {
         "objective": "bicvm",
@@ -57,6 +85,41 @@ RUNS = {
         "margin": 0.4,
     },
 }
+
+
+STACKS = {
+    "bicvm": [{"k": k, "margin": m} for k in (1, 5, 10, 15) for m in (1.0, 10.0, 100.0)],
+    "paraphrase": [
+        {"sampler": s, "score": score, "margin": m, "reg": r}
+        for s in ("max", "mix")
+        for score, margins in (("euclidean", (1.0, 10.0, 100.0)), ("cosine", (0.4, 0.6, 0.8)))
+        for m in margins
+        for r in (1.0, 1e-3, 1e-5, 1e-7, 1e-9)
+    ],
+}
+"""The points of one stack of elgohary2016's published grid (one batch size), by objective."""
+
+
+def best_pairs_per_s(
+    settings: dict, data: pa.Table, device: str, step: str, points: int
+) -> float | None:
+    """The best epoch's pairs/s (of one point) of ``settings`` with the step ``step``, alone
+    (``points`` 0) or as the first ``points`` of its stack; None where it does not apply."""
+    if (device == "cpu" and step == "graphed") or (points and step == "eager" and device == "cuda"):
+        return None
+    config = TrainConfig.from_dict({**settings, "device": device, "cuda_graph": step == "graphed"})
+    with tempfile.TemporaryDirectory() as out:
+        if points:
+            stack = STACKS[config.objective][:points]
+            configs = {
+                i: TrainConfig.from_dict({**config.to_dict(), **p}) for i, p in enumerate(stack)
+            }
+            folders = {i: Path(out) / str(i) for i in configs}
+            task = StackedPairTask(configs, data, folders, static=step != "eager")
+        else:
+            task = (PairTask if step == "eager" else StaticPairTask)(config, data)
+        curve = loop.run(task, Path(out) / "run", progress=False)
+    return float(curve["pairs_per_s"].max())
 
 
 def sick_pairs() -> pa.Table:
@@ -118,6 +181,14 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=3)
     parser.add_argument("--min-pairs", type=int, default=60_000)
     parser.add_argument("--runs", nargs="+", choices=sorted(RUNS), default=list(RUNS))
+    parser.add_argument(
+        "--steps",
+        nargs="+",
+        choices=["eager", "static", "graphed"],
+        default=["eager", "graphed"],
+        help="steps to time (graphed: CUDA only)",
+    )
+    parser.add_argument("--stack", type=int, default=0, help="also N grid points side by side")
     args = parser.parse_args()
 
     table = segment_pairs(artefacts.read(args.pairs)) if args.pairs else sick_pairs()
@@ -132,29 +203,35 @@ def main() -> None:
     print(
         f"{name}: {table.num_rows} pairs (x{copies} = {data.num_rows}), mean tokens "
         f"{mean_tokens(table.column('s1')):.1f} / {mean_tokens(table.column('s2')):.1f}, "
-        f"{'shared' if shared else 'separate'} vocabularies, torch {torch.__version__}"
+        f"{'shared' if shared else 'separate'} vocabularies, torch {torch.__version__}, "
+        f"{args.threads} threads"
     )
 
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
-    print(f"\n{'run':24} {'device':7} {'threads':>7} {'pairs/s':>10}")
+    print(
+        f"\n{'run':24} {'device':7} {'step':8} {'points':>6} {'pairs/s':>10} {'point-pairs/s':>14}"
+    )
     for run in args.runs:
+        settings = {
+            **RUNS[run],
+            "dim": args.dim,
+            "reg": args.reg,
+            "batch_size": args.batch_size,
+            "epochs": args.epochs,
+            "threads": args.threads,
+            "shared_vocab": shared,
+        }
         for device in devices:
-            config = TrainConfig.from_dict(
-                {
-                    **RUNS[run],
-                    "dim": args.dim,
-                    "reg": args.reg,
-                    "batch_size": args.batch_size,
-                    "epochs": args.epochs,
-                    "threads": args.threads,
-                    "device": device,
-                    "shared_vocab": shared,
-                }
-            )
-            with tempfile.TemporaryDirectory() as out:
-                result = train(config, data, Path(out), progress=False)
-            best = result.history["pairs_per_s"].max()
-            print(f"{run:24} {device:7} {args.threads:>7} {best:>10,.0f}", flush=True)
+            for points in [0] + ([args.stack] if args.stack else []):
+                for step in args.steps:
+                    best = best_pairs_per_s(settings, data, device, step, points)
+                    if best is None:
+                        continue
+                    n = max(points, 1)
+                    print(
+                        f"{run:24} {device:7} {step:8} {n:>6} {best:>10,.0f} {n * best:>14,.0f}",
+                        flush=True,
+                    )
 
 
 if __name__ == "__main__":

@@ -1,94 +1,118 @@
-# Configuration validation, source selection and input functions (no rules here).
+# Configuration validation, source choice, and the small typed helpers the generic rules'
+# inputs and params come from (no rules here). Papers' rules files register their training
+# data and tables in the registries below. Nothing here imports torch.
 import json
 import re
-import shlex
 
+from snakemake.logging import logger
 from snakemake.utils import validate
 
-from paracomp.data.catalog import choose_source, load as load_catalog, mirror_dir
-from paracomp.train.definitions import run_config
-from paracomp.train.jobs import grid_points
+from paracomp.data.catalog import (
+    choose_embeddings_source,
+    choose_source,
+    dataset_source,
+    describe_sources,
+    load as load_catalog,
+    mirror_dir,
+)
+from paracomp.papers import PAPERS, check_paper, schema_path
+from paracomp.train.config import validate as check_run_settings
+from paracomp.train.stacks import split_grid
+from paracomp.train.tuning import grid_points
 
 
 validate(config, schema="../workflow/schemas/config.schema.yaml")
+check_paper(config["paper"])
+for _paper, _block in config["papers"].items():
+    validate(_block, schema=schema_path(check_paper(_paper)))
+if set(PAPERS) - set(config["papers"]):
+    raise ValueError(
+        f"config has no papers.{sorted(set(PAPERS) - set(config['papers']))[0]} block; "
+        "config.yaml has one for every paper of paracomp.papers.PAPERS"
+    )
 
 CATALOG = load_catalog()
 MIRROR = mirror_dir(config["mirror"])
 EVAL = config["evaluation"]
-PAPERS = ["elgohary2016", "wieting2015", "wieting2017", "scheepers2018", "chen2020"]
+TRAIN = config["training"]
+BLOCKS = config["papers"]
 
 
-wildcard_constraints:
-    paper="|".join(PAPERS),
-    table=r"table\d+",
-    set="|".join(map(re.escape, CATALOG.sets)),
-    model="|".join(map(re.escape, [*config["models"], *config["training"]["runs"]])),
-    run="|".join(map(re.escape, config["training"]["runs"])),
-    point=r"\d+",
-    dataset="|".join(map(re.escape, CATALOG.datasets)),
-    package="|".join(map(re.escape, CATALOG.packages)),
-    embeddings="|".join(map(re.escape, CATALOG.embeddings)),
-    condition="bisent|biphr|mono",
-    size="|".join(map(re.escape, config["corpus"]["sizes"])),
-    split="released|grouped",
-    composition="|".join(map(re.escape, config["compvec"]["compositions"])),
-    variant="original|compvec",
+def block(paper: str) -> dict:
+    """A paper's config block."""
+    return BLOCKS[paper]
 
 
-def set_source(name):
-    """The source that provides evaluation set `name`, or None."""
+if workflow.is_main_process:  # once per run: which source each evaluation set comes from
+    for _line in describe_sources(
+        sorted({*EVAL["sts_sets"], *EVAL["wordsim_sets"]}), config["sources"], MIRROR, CATALOG
+    ):
+        logger.info(f"evaluation set {_line}")
+
+
+# -- Sources ---------------------------------------------------------------------------------
+
+
+def fetched_folder(source: str, name: str) -> str:
+    """Where a registry package or a mirror/upstream dataset is fetched to."""
+    if source == "registry":
+        return f"resources/packages/{name}"
+    return f"resources/{source}/{name}"
+
+
+def set_source(name: str) -> str | None:
+    """The source that provides evaluation set ``name``, or None."""
     return choose_source(CATALOG.set(name), config["sources"], MIRROR, CATALOG)
 
 
-def fetched_folder(source, entry):
-    if source == "registry":
-        return f"resources/packages/{entry['package']}"
-    return f"resources/{source}/{entry['dataset']}"
-
-
-def set_input(wildcards):
+def set_input(wildcards) -> str:
     source = set_source(wildcards.set)
     if source is None:
         raise ValueError(
             f"no source in {config['sources']} provides evaluation set {wildcards.set!r}"
         )
-    return fetched_folder(source, CATALOG.set(wildcards.set).sources[source])
+    entry = CATALOG.set(wildcards.set).sources[source]
+    return fetched_folder(source, entry["package" if source == "registry" else "dataset"])
 
 
-def set_source_param(wildcards):
+def set_source_param(wildcards) -> str | None:
     return set_source(wildcards.set)
 
 
-def embeddings_source(wildcards):
-    """The first configured source that provides the vectors (registry package or dataset)."""
-    spec = CATALOG.embeddings[wildcards.embeddings]
-    for source in config["sources"]:
-        if source == "registry" and "registry" in spec:
-            return source
-        if source == "mirror" and "dataset" in spec and MIRROR is not None:
-            if (MIRROR / spec["dataset"]["name"]).is_dir():
-                return source
-        if source == "upstream" and "dataset" in spec:
-            return source
-    raise ValueError(
-        f"no source in {config['sources']} provides embeddings {wildcards.embeddings!r}"
-    )
+def embeddings_source(wildcards) -> str:
+    return choose_embeddings_source(wildcards.embeddings, config["sources"], MIRROR, CATALOG)
 
 
-def embeddings_input(wildcards):
+def embeddings_input(wildcards) -> str:
     source = embeddings_source(wildcards)
     spec = CATALOG.embeddings[wildcards.embeddings]
     if source == "registry":
-        return f"resources/packages/{spec['registry']['package']}"
-    return f"resources/{source}/{spec['dataset']['name']}"
+        return fetched_folder(source, spec["registry"]["package"])
+    return fetched_folder(source, spec["dataset"]["name"])
 
 
-def available(sets):
+def dataset_folder(name: str) -> str | None:
+    """The fetched folder of raw dataset ``name`` (mirror or upstream), or None."""
+    source = dataset_source(name, config["sources"], MIRROR, CATALOG)
+    return None if source is None else fetched_folder(source, name)
+
+
+def available(sets: list[str]) -> list[str]:
     return [s for s in sets if set_source(s) is not None]
 
 
-def unavailable(sets):
-    """`set=reason` arguments for configured sets that no configured source provides."""
+def set_paths(sets: list[str]) -> list[str]:
+    """The parsed-set artefacts of the ``sets`` some source provides."""
+    return [f"resources/sets/{s}.parquet" for s in available(sets)]
+
+
+def set_args(sets: list[str]) -> list[str]:
+    """``set=path`` arguments of the ``sets`` some source provides."""
+    return [f"{s}=resources/sets/{s}.parquet" for s in available(sets)]
+
+
+def unavailable(sets: list[str]) -> list[str]:
+    """``set=reason`` arguments for configured sets that no configured source provides."""
     return [
         f"{s}=no source in {', '.join(config['sources'])} provides it "
         f"(catalogue sources: {', '.join(CATALOG.set(s).sources)})"
@@ -97,82 +121,32 @@ def unavailable(sets):
     ]
 
 
-def model_embeddings(model):
-    """Embeddings of a pretrained model (catalogue) or of a training run."""
-    if model in config["training"]["runs"]:
-        return f"results/models/{model}/embeddings.parquet"
-    return f"resources/embeddings/{config['models'][model]['embeddings']}.parquet"
-
-
-def eval_inputs(wildcards):
-    return {
-        "embeddings": model_embeddings(wildcards.model),
-        "sts": expand("resources/sets/{set}.parquet", set=available(EVAL["sts_sets"])),
-        "wordsim": expand("resources/sets/{set}.parquet", set=available(EVAL["wordsim_sets"])),
-    }
-
-
-def eval_unavailable(wildcards):
-    return unavailable(EVAL["sts_sets"]) + unavailable(EVAL["wordsim_sets"])
-
-
-def eval_splits(wildcards):
-    return [f"{s}={split}" for s, split in EVAL["splits"].items()]
-
-
-def table_spec(paper, table):
-    try:
-        return config["tables"][paper][table]
-    except KeyError:
-        raise ValueError(f"config.yaml has no tables.{paper}.{table}")
-
-
-def table_models(wildcards):
-    spec = table_spec(wildcards.paper, wildcards.table)
-    return sorted({c["model"] for c in spec["columns"].values() if c.get("model")})
-
-
-def table_inputs(wildcards):
-    evals = [
-        f"results/eval/{model}/{name}"
-        for model in table_models(wildcards)
-        for name in ("sts.csv", "pairs.parquet")
-    ]
-    stats = table_stats(wildcards)
-    return evals + ([stats] if stats else [])
-
-
-def table_eval_args(wildcards):
-    return [f"{model}=results/eval/{model}" for model in table_models(wildcards)]
-
-
-def table_spec_json(wildcards):
-    return json.dumps(table_spec(wildcards.paper, wildcards.table))
-
+# -- Corpus ---------------------------------------------------------------------------------
 
 CORPUS = config["corpus"]
-CONDITIONS = {
+CORPUS_SETS = {
     "bisent": "resources/corpus/bilingual_sentences.parquet",
     "biphr": "resources/corpus/bilingual_phrases.parquet",
     "mono": "resources/corpus/monolingual_phrases.parquet",
 }
+"""The training sets of the chain by name: bilingual sentences and phrases, English paraphrases."""
 
 
-def sentence_sources(wildcards):
+def sentence_sources(wildcards) -> list[str]:
     """Folders the bilingual sentences are read from."""
     if CORPUS["bilingual"] == "bible":
         return ["resources/packages/sword-text-web", "resources/packages/sword-text-sparv"]
     return ["resources/upstream/europarl-v7-es-en"]
 
 
-def sentence_input_args(wildcards):
+def sentence_input_args(wildcards) -> list[str]:
     if CORPUS["bilingual"] == "bible":
         return sentence_sources(wildcards)
     folder = sentence_sources(wildcards)[0]
     return [f"{folder}/europarl-v7.es-en.en", f"{folder}/europarl-v7.es-en.es"]
 
 
-def sentence_params(wildcards):
+def sentence_params(wildcards) -> str:
     return json.dumps(
         {
             "source": CORPUS["bilingual"],
@@ -183,94 +157,87 @@ def sentence_params(wildcards):
     )
 
 
-def monolingual_source(wildcards):
+def monolingual_source(wildcards) -> str:
     if CORPUS["monolingual"] == "pivot":
         return "resources/corpus/phrase_table.parquet"
     return "resources/upstream/ppdb-1.0-xl-phrasal"
 
 
-def monolingual_step(wildcards):
-    return CORPUS["monolingual"]
-
-
-def monolingual_input_arg(wildcards):
+def monolingual_input_arg(wildcards) -> str:
     source = monolingual_source(wildcards)
     return source if CORPUS["monolingual"] == "pivot" else f"{source}/ppdb-1.0-xl-phrasal"
 
 
-def json_param(*keys):
-    """The JSON of config["corpus"][key] for the CLI's --params (a function, not a lambda)."""
-
-    def params(wildcards):
-        value = CORPUS
-        for key in keys:
-            value = value[key]
-        return json.dumps(value)
-
-    return params
+def monolingual_params(wildcards) -> str:
+    if CORPUS["monolingual"] == "pivot":
+        return json.dumps({"rules": CORPUS["pivot"]})
+    return "{}"
 
 
-def condition_input(wildcards):
-    return CONDITIONS[wildcards.condition]
+# -- Models and their evaluation -------------------------------------------------------------
+
+RUN_DATA: dict = {}
+"""paper -> function(data name) -> training set artefact of its runs (papers register)."""
+TUNING_DATA: dict = {}
+"""paper -> function(data name) -> tuning subset artefact of its runs (papers register)."""
 
 
-def sized_params(wildcards):
-    return json.dumps({"n": CORPUS["sizes"][wildcards.size], "fraction": None, "seed": CORPUS["seed"]})
+def runs_of(paper: str) -> dict:
+    return block(paper).get("runs", {})
 
 
-def tuning_params(wildcards):
-    return json.dumps({"n": CORPUS["tuning_pairs"], "fraction": None, "seed": CORPUS["seed"]})
+def trained_models() -> list[str]:
+    """Every run of every paper, as the model ``<paper>/<run>``."""
+    return [f"{paper}/{run}" for paper in BLOCKS for run in runs_of(paper)]
 
 
-def table_stats(wildcards):
-    """The statistics file of a table whose columns read one, else nothing."""
-    spec = table_spec(wildcards.paper, wildcards.table)
-    if any(c.get("stat") for c in spec["columns"].values()):
-        return f"results/{wildcards.paper}/stats/{wildcards.table}.json"
-    return []
+def model_of(paper: str, name: str) -> str:
+    """A table column's ``model``: the paper's run ``name`` if it has one, else the
+    pretrained model ``name``."""
+    return f"{paper}/{name}" if name in runs_of(paper) else name
 
 
-def table_stats_arg(wildcards):
-    stats = table_stats(wildcards)
-    return f"--stats {stats}" if stats else ""
+def model_embeddings(wildcards) -> str:
+    """Embeddings of a pretrained model (catalogue) or of a training run."""
+    if wildcards.model in config["models"]:
+        return f"resources/embeddings/{config['models'][wildcards.model]['embeddings']}.parquet"
+    paper, run = wildcards.model.split("/", 1)
+    return f"results/{paper}/runs/{run}/embeddings.parquet"
 
 
-def stats_conditions(wildcards):
-    return [f"{name}={path}" for name, path in CONDITIONS.items()]
+def eval_inputs(wildcards) -> dict:
+    return {
+        "embeddings": model_embeddings(wildcards),
+        "sts": set_paths(EVAL["sts_sets"]),
+        "wordsim": set_paths(EVAL["wordsim_sets"]),
+    }
 
 
-UNDERTRAINED_SETS = ["sts2012", "sts2013", "sts2014", "sts2015", "sick2014"]
+def eval_unavailable(wildcards) -> list[str]:
+    return unavailable(EVAL["sts_sets"]) + unavailable(EVAL["wordsim_sets"])
 
 
-def undertrained_sets(wildcards):
-    return expand("resources/sets/{set}.parquet", set=available(UNDERTRAINED_SETS))
+def eval_splits(wildcards) -> list[str]:
+    return [f"{s}={split}" for s, split in EVAL["splits"].items()]
 
 
-def undertrained_set_args(wildcards):
-    return [f"{s}=resources/sets/{s}.parquet" for s in available(UNDERTRAINED_SETS)]
+# -- Training --------------------------------------------------------------------------------
 
 
-TRAIN = config["training"]
-RUNS = TRAIN["runs"]
-TUNED_RUNS = [run for run, spec in RUNS.items() if "tune_as" not in spec]
+def run_spec(wildcards) -> dict:
+    return runs_of(wildcards.paper)[wildcards.run]
 
 
-def data_path(data):
-    """The training set a run's `data` names."""
-    if data in CONDITIONS:
-        return CONDITIONS[data]
-    kind, _, name = data.partition("-")
-    if kind == "sized":
-        return f"resources/corpus/sized/biphr-{name}.parquet"
-    return f"resources/corpus/filtered/{name}.parquet"
+def grid_of(paper: str, run: str) -> list[dict]:
+    """The tuning grid of a run: its paper's grid named by the run's `grid`, else by its
+    objective."""
+    spec = runs_of(paper)[run]
+    return grid_points(block(paper)["grids"][spec.get("grid", spec["objective"])])
 
 
-def grid_of(run):
-    return grid_points(TRAIN["grids"][RUNS[run]["objective"]])
-
-
-def run_params(run, epochs):
-    spec = {k: v for k, v in RUNS[run].items() if k not in ("data", "tune_as")}
+def run_params(paper: str, run: str, epochs: int) -> dict:
+    """A run's settings: training.defaults, then the run's own, then ``epochs``."""
+    spec = {k: v for k, v in runs_of(paper)[run].items() if k not in ("data", "tune_as", "grid")}
     return {
         **TRAIN["defaults"],
         **spec,
@@ -279,199 +246,186 @@ def run_params(run, epochs):
     }
 
 
-def tuning_set_path():
-    return f"resources/sets/{TRAIN['tuning_set']['set']}.parquet"
+def check_training(paper: str) -> None:
+    """Every run of ``paper`` and every point of its grid is a valid run, before any work."""
+    for run in runs_of(paper):
+        spec = runs_of(paper)[run]
+        where = f"papers.{paper}.runs.{run}"
+        if spec.get("tune_as", run) not in runs_of(paper):
+            raise ValueError(f"{where}: tune_as {spec['tune_as']!r} is not a run of {paper}")
+        base = run_params(paper, run, block(paper)["epochs"])
+        check_run_settings(base, where)
+        for index, point in enumerate(grid_of(paper, spec.get("tune_as", run))):
+            check_run_settings({**base, **point}, f"{where} with grid point {index} {point}")
 
 
-def tune_inputs(wildcards):
+check_run_settings(TRAIN["defaults"], "training.defaults")
+for _paper in BLOCKS:
+    check_training(_paper)
+
+
+def tuning_of(paper: str) -> dict:
+    return block(paper)["tuning"]
+
+
+def tuning_set_path(wildcards) -> str:
+    return f"resources/sets/{tuning_of(wildcards.paper)['set']}.parquet"
+
+
+def tune_inputs(wildcards) -> dict:
     return {
-        "pairs": f"resources/corpus/tuning/{RUNS[wildcards.run]['data']}.parquet",
-        "tuning": tuning_set_path(),
+        "pairs": TUNING_DATA[wildcards.paper](run_spec(wildcards)["data"]),
+        "tuning": tuning_set_path(wildcards),
     }
 
 
-def tune_params(wildcards):
-    return json.dumps(run_params(wildcards.run, TRAIN["tuning_epochs"]))
+def tune_params(wildcards) -> str:
+    epochs = tuning_of(wildcards.paper)["epochs"]
+    return json.dumps(run_params(wildcards.paper, wildcards.run, epochs))
 
 
-def tune_point(wildcards):
-    return json.dumps(grid_of(wildcards.run)[int(wildcards.point)])
+def tune_point(wildcards) -> str:
+    return json.dumps(grid_of(wildcards.paper, wildcards.run)[int(wildcards.point)])
 
 
-def point_records(wildcards):
-    return expand(
-        "results/tuning/{run}/{point}.json",
-        run=wildcards.run,
-        point=range(len(grid_of(wildcards.run))),
-    )
-
-
-def train_inputs(wildcards):
-    spec = RUNS[wildcards.run]
-    return {
-        "pairs": data_path(spec["data"]),
-        "selected": f"results/tuning/{spec.get('tune_as', wildcards.run)}.selected.json",
-        "tuning": tuning_set_path(),
-    }
-
-
-def final_params(wildcards):
-    return json.dumps(run_params(wildcards.run, TRAIN["epochs"]))
-
-
-def tuning_reports(wildcards):
-    return [f"{run}=results/tuning/{run}.selected.json" for run in TUNED_RUNS]
-
-
-SICK_REASON = "the SICK test set is unavailable (no source in {} provides sick2014; use the mirror)"
-
-
-def filtering_inputs(wildcards):
-    """Table 5 needs SICK (mirror only): its bigrams filter the training sets."""
-    if set_source("sick2014") is None:
-        return []
-    return {
-        "pairs": list(CONDITIONS.values()),
-        "filtered": expand("resources/corpus/filtered/{c}.parquet", c=CONDITIONS),
-        "evals": expand("results/eval/{c}_jbi/sts.csv", c=CONDITIONS),
-        "filtered_evals": expand("results/eval/{c}_jbi_filtered/sts.csv", c=CONDITIONS),
-    }
-
-
-def filtering_args(wildcards):
-    if set_source("sick2014") is None:
-        reason = SICK_REASON.format(", ".join(config["sources"]))
-        return f"--unavailable {shlex.quote(reason)}"
-    return " ".join(
-        [
-            "--condition", *(f"{c}={p}" for c, p in CONDITIONS.items()),
-            "--filtered", *(f"{c}=resources/corpus/filtered/{c}.parquet" for c in CONDITIONS),
-            "--eval", *(f"{c}=results/eval/{c}_jbi" for c in CONDITIONS),
-            "--filtered-eval", *(f"{c}=results/eval/{c}_jbi_filtered" for c in CONDITIONS),
-        ]
-    )
-
-
-COMPVEC = config["compvec"]
-if set(COMPVEC["compositions"]) - set(COMPVEC["composers"]):
-    raise ValueError(
-        "config compvec.composers has no composer for "
-        f"{sorted(set(COMPVEC['compositions']) - set(COMPVEC['composers']))}"
-    )
-COMPVEC_SETS = ["sts2014", "sts2015", "sick2014", "simlex999", "simverb3500", "ws353-all"]
-
-
-def compvec_released_folder():
-    """The fetched folder of the authors' released split, or None if no source has it."""
-    for source in config["sources"]:
-        if source == "mirror" and MIRROR is not None and (MIRROR / "compvec-wordnet").is_dir():
-            return "resources/mirror/compvec-wordnet"
-        if source == "upstream":
-            return "resources/upstream/compvec-wordnet"
-    return None
-
-
-def compvec_split():
-    """The first configured split whose data is available."""
-    for split in COMPVEC["split"]:
-        if split == "grouped" or compvec_released_folder() is not None:
-            return split
-    raise ValueError(
-        f"compvec.split {COMPVEC['split']}: no source in {config['sources']} has compvec-wordnet"
-    )
-
-
-def compvec_data_inputs(wildcards):
-    inputs = {"wordnet": "resources/wordnet/nltk_data"}
-    if wildcards.split == "released":
-        inputs["released"] = compvec_released_folder()
-    return inputs
-
-
-def compvec_released_arg(wildcards):
-    if wildcards.split == "released":
-        return f"--released {compvec_released_folder()}"
-    return ""
-
-
-def compvec_run_params(wildcards):
-    composer = COMPVEC["composers"][wildcards.composition]
-    run = run_config(
-        wildcards.composition, composer, wildcards.variant, COMPVEC["run"], COMPVEC["margins"]
-    )
-    values = run.to_dict()
-    for key in ("device", "threads"):
-        values.pop(key)
-    return json.dumps(values)
-
-
-def compvec_run_dir(wildcards):
-    parts = [wildcards.split, wildcards.embeddings, wildcards.composition, wildcards.variant]
-    return "results/scheepers2018/runs/" + "/".join(parts)
-
-
-def compvec_eval_inputs(wildcards):
-    run = compvec_run_dir(wildcards)
-    data = f"resources/compvec/{wildcards.split}"
-    return {
-        "run": [f"{run}/embeddings.parquet", f"{run}/composer.pt"],
-        "data": [f"{data}/{name}.parquet" for name in ("test", "vocab", "targets")],
-        "pretrained": f"resources/embeddings/{wildcards.embeddings}.parquet",
-        "sets": expand("resources/sets/{set}.parquet", set=available(COMPVEC_SETS)),
-    }
-
-
-def compvec_set_args(wildcards):
-    return [f"{s}=resources/sets/{s}.parquet" for s in available(COMPVEC_SETS)]
-
-
-def compvec_unavailable(wildcards):
-    return unavailable(COMPVEC_SETS)
-
-
-def compvec_groups():
-    """Table 1 embeddings groups that are computed: group -> catalogue embeddings."""
-    columns = table_spec("scheepers2018", "table1")["columns"]
-    return {group: spec["embeddings"] for group, spec in columns.items() if spec.get("embeddings")}
-
-
-def compvec_scores(wildcards):
-    return [
-        f"results/scheepers2018/runs/{compvec_split()}/{embeddings}/{composition}/{variant}/scores.json"
-        for embeddings in compvec_groups().values()
-        for composition in COMPVEC["compositions"]
-        for variant in ("original", "compvec")
-    ]
-
-
-def compvec_runs_args(wildcards):
-    return [
-        f"{group}=results/scheepers2018/runs/{compvec_split()}/{embeddings}"
-        for group, embeddings in compvec_groups().items()
-    ]
-
-
-def compvec_columns_json(wildcards):
-    return json.dumps(table_spec("scheepers2018", "table1")["columns"])
-
-
-def compvec_method(wildcards):
+def tuning_args(wildcards) -> str:
+    tuning = tuning_of(wildcards.paper)
     return (
-        f"split {compvec_split()}, CompVecEval candidates {COMPVEC['candidates']}, "
-        f"STS wmean Pearson, run settings {json.dumps(COMPVEC['run'])}"
+        f"--tune-subset {tuning['subset']} --tune-split {tuning['split']}"
+        f" --tokenizer {EVAL['tokenizer']} --{'' if EVAL['lowercase'] else 'no-'}lowercase"
     )
 
 
-def top_table_input(wildcards):
+def point_records(wildcards) -> list[str]:
+    points = range(len(grid_of(wildcards.paper, wildcards.run)))
+    return [f"results/{wildcards.paper}/tuning/{wildcards.run}/{p}.json" for p in points]
+
+
+def stacks_of(paper: str, run: str) -> list[list[int]]:
+    """The stacks of a run's tuning grid (training.stack_grid), as lists of point indices."""
+    base = run_params(paper, run, tuning_of(paper)["epochs"])
+    return split_grid(base, grid_of(paper, run))
+
+
+def stack_points(wildcards) -> str:
+    """The grid points of a stack, as JSON index -> point."""
+    points = grid_of(wildcards.paper, wildcards.run)
+    stack = stacks_of(wildcards.paper, wildcards.run)[int(wildcards.stack)]
+    return json.dumps({str(index): points[index] for index in stack})
+
+
+def point_stack(wildcards) -> str:
+    """The records folder of the stack that trains a grid point."""
+    stacks = stacks_of(wildcards.paper, wildcards.run)
+    stack = next(s for s, points in enumerate(stacks) if int(wildcards.point) in points)
+    return f"results/{wildcards.paper}/tuning/{wildcards.run}/stack{stack}/records"
+
+
+def tuned_runs(paper: str) -> list[str]:
+    return [run for run, spec in runs_of(paper).items() if "tune_as" not in spec]
+
+
+def train_inputs(wildcards) -> dict:
+    spec = run_spec(wildcards)
+    tuned = spec.get("tune_as", wildcards.run)
+    return {
+        "pairs": RUN_DATA[wildcards.paper](spec["data"]),
+        "selected": f"results/{wildcards.paper}/tuning/{tuned}.selected.json",
+        "tuning": tuning_set_path(wildcards),
+    }
+
+
+def final_params(wildcards) -> str:
+    epochs = block(wildcards.paper)["epochs"]
+    return json.dumps(run_params(wildcards.paper, wildcards.run, epochs))
+
+
+def tuning_reports(wildcards) -> list[str]:
+    paper = wildcards.paper
+    return [f"{run}=results/{paper}/tuning/{run}.selected.json" for run in tuned_runs(paper)]
+
+
+def tuning_report_inputs(wildcards) -> list[str]:
+    return [path.split("=", 1)[1] for path in tuning_reports(wildcards)]
+
+
+# -- Tables ----------------------------------------------------------------------------------
+
+CUSTOM_TABLES: dict = {paper: set() for paper in PAPERS}
+"""paper -> its tables built by its own rule (the others use the generic table rule)."""
+PAPER_EXTRAS: dict = {paper: [] for paper in PAPERS}
+"""paper -> further outputs of its named target (plots, reports)."""
+
+
+def table_spec(paper: str, table: str) -> dict:
+    try:
+        return block(paper)["tables"][table]
+    except KeyError:
+        raise ValueError(f"config has no papers.{paper}.tables.{table}") from None
+
+
+def generic_tables(paper: str) -> list[str]:
+    return [t for t in block(paper).get("tables", {}) if t not in CUSTOM_TABLES[paper]]
+
+
+def table_models(paper: str, table: str) -> list[str]:
+    columns = table_spec(paper, table)["columns"].values()
+    return sorted({model_of(paper, c["model"]) for c in columns if c.get("model")})
+
+
+def table_stats(paper: str, table: str) -> list[str]:
+    """The statistics file of a table whose columns read one, else nothing."""
+    if any(c.get("stat") for c in table_spec(paper, table)["columns"].values()):
+        return [f"results/{paper}/stats/{table}.json"]
+    return []
+
+
+def table_targets(paper: str) -> list[str]:
+    tables = block(paper).get("tables", {})
+    return [f"results/{paper}/{table}.csv" for table in tables] + PAPER_EXTRAS[paper]
+
+
+def table_inputs(wildcards) -> list[str]:
+    evals = [
+        f"results/eval/{model}/{name}"
+        for model in table_models(wildcards.paper, wildcards.table)
+        for name in ("sts.csv", "pairs.parquet")
+    ]
+    return evals + table_stats(wildcards.paper, wildcards.table)
+
+
+def table_eval_args(wildcards) -> list[str]:
+    columns = table_spec(wildcards.paper, wildcards.table)["columns"].values()
+    models = sorted({c["model"] for c in columns if c.get("model")})
+    return [f"{m}=results/eval/{model_of(wildcards.paper, m)}" for m in models]
+
+
+def table_spec_json(wildcards) -> str:
+    return json.dumps(table_spec(wildcards.paper, wildcards.table))
+
+
+def table_stats_arg(wildcards) -> str:
+    stats = table_stats(wildcards.paper, wildcards.table)
+    return f"--stats {stats[0]}" if stats else ""
+
+
+def top_table_input(wildcards) -> str:
     return f"results/{config['paper']}/{wildcards.table}.csv"
 
 
-def all_targets():
-    tables = [
-        f"results/{paper}/{table}.csv"
-        for paper, specs in config["tables"].items()
-        for table in specs
-    ]
-    evals = expand("results/eval/{model}/sts.csv", model=config["models"])
-    extras = ["results/elgohary2016/tuning.csv", "results/elgohary2016/table6.png"]
-    return tables + evals + extras
+def all_targets() -> list[str]:
+    evals = [f"results/eval/{model}/sts.csv" for model in config["models"]]
+    return [target for paper in BLOCKS for target in table_targets(paper)] + evals
+
+
+wildcard_constraints:
+    paper="|".join(PAPERS),
+    table=r"table\d+",
+    set="|".join(map(re.escape, CATALOG.sets)),
+    model="|".join(map(re.escape, [*config["models"], *trained_models()])),
+    point=r"\d+",
+    stack=r"\d+",
+    run="|".join(map(re.escape, sorted({run for paper in BLOCKS for run in runs_of(paper)}))),
+    dataset="|".join(map(re.escape, CATALOG.datasets)),
+    package="|".join(map(re.escape, CATALOG.packages)),
+    embeddings="|".join(map(re.escape, CATALOG.embeddings)),

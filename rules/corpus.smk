@@ -1,6 +1,5 @@
 # Training corpora: bilingual sentences -> word alignment -> phrase table -> bilingual phrases;
-# English paraphrases by pivoting (or PPDB); the derived sets of elgohary2016 Tables 5 and 6.
-
+# English paraphrases by pivoting (or PPDB).
 
 rule bilingual_sentences:
     input:
@@ -14,12 +13,12 @@ rule bilingual_sentences:
     params:
         inputs=sentence_input_args,
         settings=sentence_params,
-    threads: config["corpus"]["tokenize_jobs"]
+    threads: CORPUS["tokenize_jobs"]
     resources:
         mem_mb=4000,
         runtime=60,
     conda:
-        "../envs/alignment.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp corpus sentences --input {params.inputs:q} --params {params.settings:q}"
         " --out {output:q} > {log} 2>&1"
@@ -35,13 +34,13 @@ rule word_alignment:
     benchmark:
         "benchmarks/snakemake/corpus/word_alignment.tsv"
     params:
-        settings=json_param("aligner"),
+        settings=json.dumps(CORPUS["aligner"]),
     threads: 2
     resources:
         mem_mb=8000,
         runtime=600,
     conda:
-        "../envs/alignment.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp corpus align --input {input:q} --params {params.settings:q}"
         " --out {output:q} > {log} 2>&1"
@@ -58,13 +57,13 @@ rule phrase_table:
     benchmark:
         "benchmarks/snakemake/corpus/phrase_table.tsv"
     params:
-        settings=json.dumps({"max_length": config["corpus"]["max_phrase_length"]}),
+        settings=json.dumps({"max_length": CORPUS["max_phrase_length"]}),
     threads: 2
     resources:
         mem_mb=16000,
         runtime=600,
     conda:
-        "../envs/alignment.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp corpus phrase-table --input {input.sentences:q} {input.alignments:q}"
         " --params {params.settings:q} --out {output:q} > {log} 2>&1"
@@ -74,20 +73,20 @@ rule bilingual_phrases:
     input:
         rules.phrase_table.output,
     output:
-        CONDITIONS["biphr"],
+        CORPUS_SETS["biphr"],
     log:
         "logs/corpus/bilingual_phrases.log",
     benchmark:
         "benchmarks/snakemake/corpus/bilingual_phrases.tsv"
     params:
         settings=json.dumps(
-            {"rules": config["corpus"]["bilingual_phrases"], "seed": config["corpus"]["seed"]}
+            {"rules": CORPUS["bilingual_phrases"], "seed": CORPUS["seed"]}
         ),
     resources:
         mem_mb=8000,
         runtime=60,
     conda:
-        "../envs/alignment.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp corpus bilingual-phrases --input {input:q} --params {params.settings:q}"
         " --out {output:q} > {log} 2>&1"
@@ -97,127 +96,20 @@ rule monolingual_phrases:
     input:
         monolingual_source,
     output:
-        CONDITIONS["mono"],
+        CORPUS_SETS["mono"],
     log:
         "logs/corpus/monolingual_phrases.log",
     benchmark:
         "benchmarks/snakemake/corpus/monolingual_phrases.tsv"
     params:
-        step=monolingual_step,
+        step=lookup(dpath="corpus/monolingual", within=config),
         source=monolingual_input_arg,
-        settings=json.dumps({"rules": config["corpus"]["pivot"]}),
+        settings=monolingual_params,
     resources:
         mem_mb=16000,
         runtime=120,
     conda:
-        "../envs/alignment.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp corpus {params.step} --input {params.source:q} --params {params.settings:q}"
         " --out {output:q} > {log} 2>&1"
-
-
-rule bigram_filtered:
-    input:
-        pairs=condition_input,
-        sick="resources/sets/sick2014.parquet",
-    output:
-        "resources/corpus/filtered/{condition}.parquet",
-    log:
-        "logs/corpus/bigram_filtered/{condition}.log",
-    benchmark:
-        "benchmarks/snakemake/corpus/bigram_filtered/{condition}.tsv"
-    resources:
-        mem_mb=8000,
-        runtime=60,
-    conda:
-        "../envs/alignment.yaml"
-    shell:
-        "paracomp corpus bigram-filter --input {input.pairs:q} {input.sick:q}"
-        " --out {output:q} > {log} 2>&1"
-
-
-rule sized_phrases:
-    input:
-        CONDITIONS["biphr"],
-    output:
-        "resources/corpus/sized/biphr-{size}.parquet",
-    log:
-        "logs/corpus/sized_phrases/{size}.log",
-    benchmark:
-        "benchmarks/snakemake/corpus/sized_phrases/{size}.tsv"
-    params:
-        settings=sized_params,
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    conda:
-        "../envs/alignment.yaml"
-    shell:
-        "paracomp corpus sample --input {input:q} --params {params.settings:q}"
-        " --out {output:q} > {log} 2>&1"
-
-
-rule tuning_subset:
-    input:
-        condition_input,
-    output:
-        "resources/corpus/tuning/{condition}.parquet",
-    log:
-        "logs/corpus/tuning_subset/{condition}.log",
-    benchmark:
-        "benchmarks/snakemake/corpus/tuning_subset/{condition}.tsv"
-    params:
-        settings=tuning_params,
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    conda:
-        "../envs/alignment.yaml"
-    shell:
-        "paracomp corpus sample --input {input:q} --params {params.settings:q}"
-        " --out {output:q} > {log} 2>&1"
-
-
-rule training_set_stats:
-    input:
-        list(CONDITIONS.values()),
-    output:
-        "results/elgohary2016/stats/table2.json",
-    log:
-        "logs/corpus/training_set_stats.log",
-    benchmark:
-        "benchmarks/snakemake/corpus/training_set_stats.tsv"
-    params:
-        conditions=stats_conditions,
-    resources:
-        mem_mb=4000,
-        runtime=10,
-    conda:
-        "../envs/alignment.yaml"
-    shell:
-        "paracomp stats training --condition {params.conditions:q} --out {output:q} > {log} 2>&1"
-
-
-rule undertrained_stats:
-    input:
-        conditions=list(CONDITIONS.values()),
-        sets=undertrained_sets,
-    output:
-        "results/elgohary2016/stats/table4.json",
-    log:
-        "logs/corpus/undertrained_stats.log",
-    benchmark:
-        "benchmarks/snakemake/corpus/undertrained_stats.tsv"
-    params:
-        conditions=stats_conditions,
-        sets=undertrained_set_args,
-        tokenizer=EVAL["tokenizer"],
-        lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
-    resources:
-        mem_mb=4000,
-        runtime=10,
-    conda:
-        "../envs/evaluation.yaml"
-    shell:
-        "paracomp stats undertrained --condition {params.conditions:q} --set {params.sets:q}"
-        " --tokenizer {params.tokenizer} {params.lowercase} --out {output:q} > {log} 2>&1"

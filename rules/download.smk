@@ -22,7 +22,7 @@ rule fetch_mirror:
         mem_mb=500,
         runtime=10,
     conda:
-        "../envs/data.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp fetch mirror {wildcards.dataset} --mirror {params.mirror:q} --out {output:q} > {log} 2>&1"
 
@@ -40,7 +40,7 @@ rule fetch_package:
         mem_mb=1000,
         runtime=30,
     conda:
-        "../envs/data.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp fetch package {wildcards.package} --out {output:q} {params.cache} > {log} 2>&1"
 
@@ -59,7 +59,7 @@ rule fetch_upstream:
         mem_mb=1000,
         runtime=120,
     conda:
-        "../envs/data.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp fetch upstream {wildcards.dataset} --out {output:q}"
         " --attempts {params.attempts} --backoff {params.backoff} > {log} 2>&1"

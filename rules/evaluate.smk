@@ -1,4 +1,5 @@
-# Evaluation of a model on every configured sentence-pair and word-similarity set.
+# Evaluation of a model (pretrained vectors, or a paper's run `<paper>/<run>`) on every
+# configured sentence-pair and word-similarity set.
 
 
 rule evaluate:
@@ -22,7 +23,7 @@ rule evaluate:
         mem_mb=4000,
         runtime=30,
     conda:
-        "../envs/evaluation.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp evaluate --embeddings {input.embeddings:q} --sts {input.sts:q}"
         " --wordsim {input.wordsim:q} --split {params.splits:q} --unavailable {params.unavailable:q}"

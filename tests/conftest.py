@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import os
+import random
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
@@ -91,3 +93,28 @@ def aligned_bible(bible_sample):
         e2f, f2e, bible_sample["len_en"].to_numpy(), bible_sample["len_es"].to_numpy()
     )
     return [(e.split(), f.split(), sym.links(k)) for k, (e, f) in enumerate(zip(en, es))]
+
+
+@pytest.fixture(scope="session")
+def distinct_pairs():
+    """``distinct_pairs(n)``: ``n`` bilingual-looking training pairs whose segments all differ
+    as word sets, for tests that compare two implementations of a training step: no anchor has
+    a negative composing to its own vector, where the Euclidean score's gradient (∝ 1/distance)
+    turns rounding into noise and no two implementations agree."""
+
+    def build(n: int = 90, words: int = 30, seed: int = 0) -> pa.Table:
+        rng = random.Random(seed)
+        en, es = [f"e{i}" for i in range(words)], [f"s{i}" for i in range(words)]
+        seen, s1, s2 = set(), [], []
+        while len(s1) < n:
+            picks = rng.sample(range(words), rng.randint(1, 7))
+            a = [en[i] for i in picks]
+            b = [es[i] for i in picks if rng.random() < 0.9] or [es[picks[0]]]
+            if frozenset(a) in seen or frozenset(b) in seen:
+                continue
+            seen |= {frozenset(a), frozenset(b)}
+            s1.append(" ".join(a))
+            s2.append(" ".join(b))
+        return pa.table({"id": [str(i) for i in range(n)], "s1": s1, "s2": s2})
+
+    return build

@@ -8,14 +8,18 @@ import torch
 import torch.nn.functional as F
 from torch.nn.utils.rnn import PackedSequence
 
-from paracomp.train.composers import COMPOSERS, MaxComposer, SegmentBatch
-from paracomp.train.config import TrainConfig, build_model, seeds
-from paracomp.train.convolutional import filter_counts
-from paracomp.train.model import PairModel
-from paracomp.train.recurrent import _unrolled
+from paracomp.models.algebraic import MaxComposer
+from paracomp.models.base import SegmentBatch
+from paracomp.models.convolutional import filter_counts
+from paracomp.models.pair import PairModel
+from paracomp.models.recurrent import _unrolled
+from paracomp.models.registry import COMPOSERS
+from paracomp.train.build import build_model, seeds
+from paracomp.train.config import TrainConfig
 
-NAMES = list(COMPOSERS)
-LEARNED = ["sum_proj", "rnn", "gru", "bigru", "cnn3", "cnn3579"]
+OTHER_WIDTHS = {"wlo", "lstm_avg", "lstm_gaussian"}  # tests/test_models_gaussian.py
+NAMES = [name for name in COMPOSERS if name not in OTHER_WIDTHS]
+LEARNED = ["sum_proj", "rnn", "gru", "bigru", "cnn3", "cnn3579", "tree_rnn"]
 DIM = 12  # every width of cnn3579 gets filters (6/3/2/1), bigru halves 6+6
 
 
@@ -58,6 +62,8 @@ def test_registry_names():
         "bigru",
         "cnn3",
         "cnn3579",
+        *OTHER_WIDTHS,
+        "tree_rnn",
     }
 
 
@@ -158,6 +164,30 @@ def test_algebraic_values_by_hand(name, expected):
 def test_max_pad_keeps_negative_maxima_of_segments_filling_the_padding():
     out = MaxComposer(2, pad_to=3)(_batch(HAND, HAND_ROWS))
     torch.testing.assert_close(out, torch.tensor([[3.0, -0.5], [0.0, 0.0], [3.0, 0.0]]))
+
+
+@pytest.mark.parametrize("name", ["max", "max_pad"])
+def test_max_of_one_word_is_the_word_negative_entries_included(name):
+    # a target word is never padded: c = (-4, -0.5) stays itself, in both max composers
+    composer = COMPOSERS[name](2)
+    torch.testing.assert_close(composer.words(HAND_ROWS), HAND_ROWS)
+    if name == "max":  # so is a one-token segment under the paper's max
+        torch.testing.assert_close(composer(_batch([[2]], HAND_ROWS))[0], HAND_ROWS[2])
+
+
+@pytest.mark.parametrize("name", ["max", "max_pad"])
+def test_max_of_a_ragged_batch_is_the_max_of_each_segments_own_rows(name):
+    # no pad and no other segment enters a max; max_pad adds only the authors' zero floor of
+    # segments shorter than their 32 padded positions
+    rows = _rows()
+    segments = [[0, 1, 2], [3], [4, 0, 4, 1], [2, 3], [5, 6, 7, 5] * 8]  # the last: 32 tokens
+    out = COMPOSERS[name](DIM)(_batch(segments, rows))
+    for i, segment in enumerate(segments):
+        own = rows[segment].amax(0)
+        if name == "max_pad" and len(segment) < 32:
+            own = own.clamp_min(0.0)
+        torch.testing.assert_close(out[i], own)
+    assert (out[4] < 0).any()  # a full segment keeps its negative maxima
 
 
 def test_sum_proj_by_hand():
@@ -330,7 +360,7 @@ def test_cuda_matches_cpu(name):
     segments = [[], *SEGMENTS, [i % 8 for i in range(40)]]
     outputs, grads = [], []
     for device in ("cpu", "cuda"):
-        on_device = rows.to(device).requires_grad_()
+        on_device = rows.detach().to(device).requires_grad_()  # a leaf on either device
         batch = _batch(segments, on_device)
         batch = SegmentBatch(on_device, batch.ids.to(device), batch.offsets.to(device))
         with torch.backends.cudnn.flags(enabled=True, allow_tf32=False):

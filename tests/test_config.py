@@ -8,6 +8,8 @@ import yaml
 from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
+from paracomp.papers import schema_path
+
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
 
@@ -28,10 +30,6 @@ def test_shipped_config_validates_and_gets_defaults():
         (lambda c: c.update(mirorr="/data"), "mirorr"),
         (lambda c: c["evaluation"].update(oov="ignore"), "ignore"),
         (lambda c: c.update(sources=["mirror", "ftp"]), "ftp"),
-        (
-            lambda c: c["tables"]["elgohary2016"]["table3"]["columns"]["glove"].update(modle="x"),
-            "modle",
-        ),
     ],
 )
 def test_bad_key_is_named(mutate, key):
@@ -41,8 +39,29 @@ def test_bad_key_is_named(mutate, key):
         validate(config, SCHEMA)
 
 
+def test_shipped_paper_blocks_validate():
+    config = load()
+    for paper, block in config["papers"].items():
+        validate(block, schema_path(paper))
+
+
+@pytest.mark.parametrize(
+    "mutate, key",
+    [
+        (lambda b: b["tables"]["table3"]["columns"]["glove"].update(modle="x"), "modle"),
+        (lambda b: b["tuning"].update(epoch=3), "epoch"),
+        (lambda b: b["runs"]["bisent_jbi"].update(data="bisentences"), "bisentences"),
+    ],
+)
+def test_bad_key_of_a_paper_block_is_named(mutate, key):
+    block = copy.deepcopy(load()["papers"]["elgohary2016"])
+    mutate(block)
+    with pytest.raises(WorkflowError, match=key):
+        validate(block, schema_path("elgohary2016"))
+
+
 def test_empty_column_needs_a_reason():
-    config = copy.deepcopy(load())
-    config["tables"]["elgohary2016"]["table3"]["columns"]["glove"] = {"model": None}
+    block = copy.deepcopy(load()["papers"]["elgohary2016"])
+    block["tables"]["table3"]["columns"]["glove"] = {"model": None}
     with pytest.raises(WorkflowError):
-        validate(config, SCHEMA)
+        validate(block, schema_path("elgohary2016"))

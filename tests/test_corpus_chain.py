@@ -10,9 +10,9 @@ from paracomp import artefacts
 from paracomp.artefacts import Provenance
 from paracomp.corpus import steps
 from paracomp.corpus.build import BILINGUAL_PAIRS
-from paracomp.corpus.stats import training_set_stats
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
+from paracomp.papers.elgohary2016.stats import training_set_stats
 
 
 @pytest.fixture(scope="module")

@@ -1,14 +1,19 @@
-"""The conda environments (envs/*.yaml) agree with pyproject.toml.
+"""The conda environment of the rules (envs/paracomp.yaml) agrees with pyproject.toml and
+holds what the code imports.
 
-Every package an environment installs must be declared in pyproject.toml (``dependencies`` or
-an extra), under its PyPI name, with a version range that can be satisfied together with the
-declared one and that does not admit versions older than the declared lower bound. Each
-environment installs the paracomp package itself with its post-deploy script.
+Every package it installs must be declared in pyproject.toml (``dependencies`` or an extra),
+under its PyPI name, with a version range that can be satisfied together with the declared one
+and that does not admit versions older than the declared lower bound; every dependency of the
+package but snakemake is in it; every third-party module that src/paracomp imports is provided
+by one of its packages; it installs the paracomp package itself with its post-deploy script.
 """
 
 from __future__ import annotations
 
+import ast
+import importlib.metadata
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -112,9 +117,37 @@ def satisfiable_together(a: SpecifierSet, b: SpecifierSet) -> bool:
     return any(both.contains(c, prereleases=True) for c in candidates)
 
 
-def test_there_are_environments():
-    names = {p.stem for p in ENVS}
-    assert {"data", "evaluation", "alignment", "training"} <= names
+def test_one_environment():
+    assert [p.name for p in ENVS] == ["paracomp.yaml"]
+
+
+def test_env_holds_every_dependency_but_snakemake():
+    env = set(env_packages(ENVS[0]))
+    needed = {canonicalize_name(Requirement(r).name) for r in PYPROJECT["project"]["dependencies"]}
+    assert sorted(needed - env - {"snakemake"}) == []
+
+
+def imported_modules() -> set[str]:
+    """Top-level modules that src/paracomp imports (absolute imports)."""
+    found = set()
+    for path in (REPO / "src" / "paracomp").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Import):
+                found |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                found.add(node.module.split(".")[0])
+    return found - set(sys.stdlib_module_names) - {"paracomp", "__future__"}
+
+
+def test_env_holds_every_package_the_code_imports():
+    distributions = importlib.metadata.packages_distributions()
+    env = set(env_packages(ENVS[0]))
+    missing = {
+        module: distributions.get(module)
+        for module in imported_modules()
+        if not {canonicalize_name(d) for d in distributions.get(module, [module])} & env
+    }
+    assert not missing, f"imported by src/paracomp but not in {ENVS[0].name}: {missing}"
 
 
 @pytest.mark.parametrize("env_file", ENVS, ids=lambda p: p.stem)
@@ -162,8 +195,8 @@ def test_env_installs_paracomp_after_deployment(env_file):
 
 def test_rules_use_existing_envs():
     used = set()
-    for smk in (REPO / "rules").glob("*.smk"):
-        used |= set(re.findall(r"conda:\s*\n\s*\"\.\./envs/([^\"]+)\"", smk.read_text()))
+    for smk in (REPO / "rules").rglob("*.smk"):
+        used |= set(re.findall(r"conda:\s*\n\s*\"(?:\.\./)+envs/([^\"]+)\"", smk.read_text()))
     assert used, "no conda: directives found in rules/*.smk"
     missing = sorted(u for u in used if not (REPO / "envs" / u).is_file())
     assert not missing, missing

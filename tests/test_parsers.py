@@ -14,11 +14,13 @@ import pytest
 from paracomp.artefacts import SENTENCE_PAIRS, WORD_PAIRS
 from paracomp.data import catalog
 from paracomp.data.catalog import SetSpec
+from paracomp.data.fetch import fetch_mirror
 from paracomp.data.parsers import (
     EXPECTED_SUBSETS,
     SICK_LABELS,
     find_member,
     missing_subsets,
+    parse_fetched,
     parse_set,
 )
 from paracomp.errors import DataError
@@ -376,3 +378,51 @@ def test_find_member_tolerates_top_folder(tmp_path: Path) -> None:
     assert find_member(tmp_path, "pkg/data.txt") == member
     with pytest.raises(DataError, match="pkg/other.txt"):
         find_member(tmp_path, "pkg/other.txt")
+
+
+# --- fetched folders ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fetched_simlex(mirror: Path, tmp_path: Path) -> Path:
+    """SimLex-999 fetched from the mirror into ``resources/mirror/simlex999``."""
+    out = tmp_path / "resources" / "mirror" / "simlex999"
+    fetch_mirror(catalog.load().dataset("simlex999"), mirror, out)
+    return out
+
+
+def edit_score(folder: Path) -> Path:
+    """Change the first 9.2 of SimLex-999 into 1.2, as a hand edit would."""
+    path = folder / "SimLex-999.txt"
+    text = path.read_text()
+    assert "\t9.2\t" in text
+    path.write_text(text.replace("\t9.2\t", "\t1.2\t", 1))
+    return path
+
+
+def test_parse_fetched_reads_an_intact_folder(fetched_simlex: Path, mirror: Path) -> None:
+    spec = catalog.load().set("simlex999")
+    assert parse_fetched(spec, "mirror", fetched_simlex).equals(parse_mirror("simlex999", mirror))
+
+
+def test_parse_fetched_refuses_an_edited_file(fetched_simlex: Path) -> None:
+    path = edit_score(fetched_simlex)
+    with pytest.raises(DataError) as caught:
+        parse_fetched(catalog.load().set("simlex999"), "mirror", fetched_simlex)
+    message = str(caught.value)
+    assert message.startswith(f"{path}: changed since it was fetched")
+    assert f"delete {fetched_simlex} and rerun" in message
+
+
+def test_cli_parse_set_refuses_an_edited_file(
+    fetched_simlex: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from paracomp.cli import main
+
+    path = edit_score(fetched_simlex)
+    manifest = fetched_simlex / "MANIFEST.json"
+    out = tmp_path / "simlex999.parquet"
+    args = ["parse-set", "simlex999", "--source", "mirror", "--manifest", str(manifest)]
+    assert main([*args, "--out", str(out)]) == 2
+    assert f"paracomp: error: {path}: changed since it was fetched" in capsys.readouterr().err
+    assert not out.exists()

@@ -1,4 +1,4 @@
-"""The printed numbers of each paper's tables (src/paracomp/tables/printed/<key>.yaml).
+"""The printed numbers of each paper's tables (src/paracomp/papers/<key>/printed.yaml).
 
 Checks the layout of every table (rows, columns and values agree; no unknown keys; rounding
 fields present), spot-checks cells against the paper digests, and checks identities the papers'
@@ -47,7 +47,7 @@ OPTIONAL = {
 
 @functools.cache
 def load(key: str) -> dict:
-    res = importlib.resources.files("paracomp.tables") / "printed" / f"{key}.yaml"
+    res = importlib.resources.files("paracomp.papers") / key / "printed.yaml"
     return yaml.safe_load(res.read_text(encoding="utf-8"))
 
 

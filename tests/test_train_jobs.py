@@ -14,7 +14,8 @@ from paracomp.cli import main
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import DataError
-from paracomp.train.jobs import grid_points, segment_pairs, select
+from paracomp.train.pairs import segment_pairs
+from paracomp.train.tuning import grid_points, select
 
 PROV = Provenance("t", "test", {}, {})
 
@@ -102,6 +103,7 @@ def test_train_cli_tunes_selects_and_resumes(tmp_path, mirror):
             "trial",
             "--tokenizer",
             "whitespace",
+            "--lowercase",
         ]
         assert main(args) == 0
         saved = json.loads(record.read_text())
@@ -111,6 +113,13 @@ def test_train_cli_tunes_selects_and_resumes(tmp_path, mirror):
         assert (tmp_path / f"run{index}" / "curve.png").is_file()
         records.append(str(record))
         # a rerun finds the finished checkpoint and trains no further epoch
+        assert main(args) == 0
+        assert json.loads(record.read_text())["tuning_r"] == saved["tuning_r"]
+        # another tuning set (SICK test): the finished run is not retrained, but the record's
+        # r is computed on that set, not taken from the checkpoint's curve (trial's r)
+        assert main([*args[:-4], "test", "--tokenizer", "whitespace", "--lowercase"]) == 0
+        rescored = json.loads(record.read_text())
+        assert rescored["tuning_r"] != saved["tuning_r"] and rescored["epochs"] == 1
         assert main(args) == 0
         assert json.loads(record.read_text())["tuning_r"] == saved["tuning_r"]
     assert main(["select", "--records", *records, "--out", str(tmp_path / "sel.json")]) == 0

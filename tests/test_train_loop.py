@@ -13,9 +13,11 @@ from paracomp import artefacts
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import ConfigError, ParacompError
-from paracomp.train import TrainConfig, train
-from paracomp.train.config import build_model, build_objective, build_sampler
-from paracomp.train.objectives import PairBatch
+from paracomp.losses.hinge import PairBatch
+from paracomp.train.build import build_model, build_objective, build_sampler
+from paracomp.train.config import TrainConfig
+from paracomp.train.pairs import PairTask
+from paracomp.train.pairs import train_pairs as train
 
 
 def _toy_pairs(n=60, seed=0):
@@ -62,7 +64,7 @@ def test_resume_after_kill_matches_uninterrupted_run(tmp_path, run):
     with pytest.raises(Killed):
         train(config, pairs, tmp_path / "killed", progress=False, callback=kill_in_epoch_2)
     saved = torch.load(tmp_path / "killed" / "checkpoint.pt", weights_only=True)
-    assert saved["epoch"] == 1
+    assert saved["step"] == 8  # the end of epoch 1: 60 pairs in batches of 8
     resumed = train(config, pairs, tmp_path / "killed", progress=False)
     assert torch.equal(whole.model.weight, resumed.model.weight)
     assert whole.history["loss"].tolist() == resumed.history["loss"].tolist()
@@ -78,21 +80,65 @@ def test_same_seed_same_weights(tmp_path):
     assert not torch.equal(one.model.weight, three.model.weight)
 
 
-def test_resume_refuses_another_config_but_allows_more_epochs(tmp_path):
+def _fresh(config, pairs, tmp_path):
+    return train(config, pairs, tmp_path / "fresh", progress=False).model.weight
+
+
+def test_resume_moves_other_checkpoints_aside_and_allows_more_epochs(tmp_path, caplog):
+    config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "epochs": 1})
+    run = tmp_path / "run"
+    train(config, _toy_pairs(), run, progress=False)
+    more = train(
+        TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"]}), _toy_pairs(), run, progress=False
+    )
+    assert more.history["epoch"].tolist() == [1, 2, 3]  # resumed after epoch 1
+    assert not (run / "checkpoint.pt.old").exists()
+    changed = [
+        ({**FAST, **RUNS["bicvm-corpus"], "epochs": 1, "margin": 2.0}, _toy_pairs(), "margin"),
+        ({**FAST, **RUNS["bicvm-corpus"], "epochs": 1}, _toy_pairs(seed=1), "other data"),
+        ({**FAST, **RUNS["bicvm-corpus"], "epochs": 1}, _toy_pairs(), "past this run"),
+    ]
+    for values, pairs, why in changed:
+        case = tmp_path / why
+        first = TrainConfig.from_dict({**values, "epochs": 2}) if "past" in why else config
+        train(first, _toy_pairs(), case, progress=False)
+        other = TrainConfig.from_dict(values)
+        with caplog.at_level("WARNING"):
+            result = train(other, pairs, case, progress=False)
+        assert why in caplog.text and (case / "checkpoint.pt.old").exists()
+        assert torch.equal(result.model.weight, _fresh(other, pairs, case))
+        caplog.clear()
+
+
+def test_checkpoint_without_a_newer_setting_resumes_at_its_default(tmp_path, caplog):
+    # a checkpoint written before `attraction` existed was trained as attraction 0
     config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "epochs": 1})
     train(config, _toy_pairs(), tmp_path, progress=False)
-    with pytest.raises(ConfigError, match="margin"):
-        train(TrainConfig.from_dict({**FAST, "epochs": 1, "margin": 2.0}), _toy_pairs(), tmp_path)
-    with pytest.raises(ConfigError, match="other training pairs"):
-        train(config, _toy_pairs(seed=1), tmp_path, progress=False)
-    more = train(
-        TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"]}),
-        _toy_pairs(),
-        tmp_path,
-        progress=False,
-    )
-    assert more.history["epoch"].tolist() == [1, 2, 3]
-    with pytest.raises(ConfigError, match="past epochs=1"):
+    state = torch.load(tmp_path / "checkpoint.pt", weights_only=True)
+    del state["config"]["attraction"]
+    torch.save(state, tmp_path / "checkpoint.pt")
+    with caplog.at_level("WARNING"):
+        more = train(
+            TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"]}),
+            _toy_pairs(),
+            tmp_path,
+            progress=False,
+        )
+    assert more.history["epoch"].tolist() == [1, 2, 3] and "moved" not in caplog.text
+    del state["config"]["hinge_scale"]
+    torch.save(state, tmp_path / "checkpoint.pt")
+    other = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "hinge_scale": 0.5})
+    with caplog.at_level("WARNING"):
+        train(other, _toy_pairs(), tmp_path, progress=False)
+    assert "settings differ in ['hinge_scale']" in caplog.text
+
+
+def test_truncated_checkpoint_is_a_clear_error(tmp_path):
+    config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "epochs": 1})
+    train(config, _toy_pairs(), tmp_path, progress=False)
+    checkpoint = tmp_path / "checkpoint.pt"
+    checkpoint.write_bytes(checkpoint.read_bytes()[:100])
+    with pytest.raises(ConfigError, match=r"checkpoint.pt: unreadable checkpoint .*delete it"):
         train(config, _toy_pairs(), tmp_path, progress=False)
 
 
@@ -106,6 +152,10 @@ def test_config_errors():
     with pytest.raises(ConfigError, match="shared_vocab"):
         TrainConfig.from_dict({"shared_vocab": 1})
     assert TrainConfig.from_dict({"lr": 1}).lr == 1.0
+    with pytest.raises(ConfigError, match=r"\['attraction'\] apply to the pair objectives"):
+        TrainConfig.from_dict({"objective": "targets", "optimizer": "adam", "attraction": 1})
+    with pytest.raises(ConfigError, match="hinge_scale"):
+        TrainConfig.from_dict({"hinge_scale": 0})
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the message without a GPU")
@@ -170,6 +220,23 @@ def test_smoke_on_sick_pairs(tmp_path, mirror):
     known = [w for w in sentence if result.encoder.known(w)]
     expected = matrix[[words.index(w) for w in known]].mean(0)
     np.testing.assert_allclose(result.encoder.encode([sentence])[0], expected, rtol=1e-6)
+
+
+def test_non_finite_loss_stops_and_keeps_the_last_good_checkpoint(tmp_path, monkeypatch):
+    config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"]})
+    calls = {"n": 0}
+    real = PairTask.step
+
+    def nan_in_epoch_2(self, step, batch):
+        calls["n"] += 1
+        loss = real(self, step, batch)
+        return loss * float("nan") if step == 9 else loss  # epoch 2's second batch
+
+    monkeypatch.setattr(PairTask, "step", nan_in_epoch_2)
+    with pytest.raises(ParacompError, match=r"diverged in epoch 2 .*checkpoint.pt\) is kept"):
+        train(config, _toy_pairs(), tmp_path, progress=False)
+    assert torch.load(tmp_path / "checkpoint.pt", weights_only=True)["step"] == 8
+    assert not (tmp_path / "embeddings.parquet").exists()
 
 
 def test_divergence_is_an_error(tmp_path):

@@ -2,8 +2,8 @@
 
 import torch
 
-from paracomp.train.negatives import Layout, MaxSampler, MixSampler, RandomSampler
-from paracomp.train.scores import SCORES
+from paracomp.losses.negatives import Layout, MaxSampler, MixSampler, RandomSampler
+from paracomp.losses.scores import SCORES
 
 COS = SCORES["cosine"]
 

@@ -6,12 +6,12 @@ import pyarrow as pa
 import pytest
 import torch
 
-from paracomp.train.composers import COMPOSERS
-from paracomp.train.model import PairModel
-from paracomp.train.negatives import Layout, MaxSampler, NegativeSampler, RandomSampler
-from paracomp.train.objectives import BiCVMObjective, PairBatch, ParaphraseObjective
-from paracomp.train.scores import SCORES
-from paracomp.train.vocab import EncodedPairs
+from paracomp.losses.hinge import BiCVMObjective, PairBatch, ParaphraseObjective
+from paracomp.losses.negatives import Layout, MaxSampler, NegativeSampler, RandomSampler
+from paracomp.losses.scores import SCORES
+from paracomp.models.pair import PairModel
+from paracomp.models.registry import COMPOSERS
+from paracomp.models.vocab import EncodedPairs
 
 
 def _setup(s1, s2, shared, composer, vectors1, vectors2=None):
@@ -137,3 +137,62 @@ def test_in_batch_and_gathered_paths_agree():
     with_extra = torch.cat([vectors, vectors[3:4]])  # an extra side-2 row, unused
     gathered = objective.hinge(with_extra, Layout(3, 0, 1), sampler)
     torch.testing.assert_close(in_batch, gathered)
+
+
+# J_bi as BiCVM's dbltrain trains it, one word per segment (a segment's gradient is its word's):
+#   u0 = a = (0,0)  v0 = x = (1,0)      u1 = c = (3,1)  v1 = y = (6,1)
+# k=1 from the batch of two pairs: each anchor's negative is the other pair's other side.
+# Half squared distances ½d: positives ½d(u0,v0) = 0.5, ½d(u1,v1) = 4.5; negatives
+#   u0: y 18.5   v0: c 2.5   u1: x 2.5   v1: a 18.5
+# [δ + ½d(pos) − ½d(neg)]_+, δ=1: u0 −17, v0 −1, v1 −13 inactive; u1 1 + 4.5 − 2.5 = 3.
+# Loss γ·3 + α·(‖u0−v0‖² + ‖u1−v1‖²) = 3γ + 10α. Gradients:
+#   attraction, every pair (pair 0 has no active hinge): ±2α(u−v): a 2α(−1,0), x 2α(1,0),
+#     c 2α(−3,0), y 2α(3,0)
+#   hinge of u1 only (γ·∇): c γ(x−y) = γ(−5,−1), y γ(y−c) = γ(3,0), x γ(c−x) = γ(2,1), a 0
+REF_S1, REF_S2 = ["a", "c"], ["x", "y"]
+REF_W1 = {"a": (0.0, 0.0), "c": (3.0, 1.0)}
+REF_W2 = {"x": (1.0, 0.0), "y": (6.0, 1.0)}
+
+
+def _reference_gradients(alpha, gamma):
+    return {
+        "a": (-2 * alpha, 0.0),
+        "x": (2 * alpha + 2 * gamma, gamma),
+        "c": (-6 * alpha - 5 * gamma, -gamma),
+        "y": (6 * alpha + 3 * gamma, 0.0),
+    }
+
+
+class AutogradModel(PairModel):
+    has_bag = False
+
+
+@pytest.mark.parametrize("alpha, gamma", [(1.0, 0.1), (0.5, 0.2), (2.0, 1.0)])
+@pytest.mark.parametrize("by_hand", [True, False])
+def test_reference_jbi_gradient_by_hand(alpha, gamma, by_hand):
+    data, model = _setup(REF_S1, REF_S2, False, "sum", REF_W1, REF_W2)
+    if not by_hand:
+        model.__class__ = AutogradModel
+    objective = BiCVMObjective(1.0, 0.0, SCORES["half_sq_euclidean"], alpha, gamma)
+    sampler = RandomSampler(1, torch.Generator().manual_seed(0), pool="batch")
+    loss = objective.loss(model, _batch(data), sampler)
+    assert loss.item() == pytest.approx(3 * gamma + 10 * alpha, abs=1e-5)
+    loss.backward()
+    grad = model.weight.grad.to_dense()
+    rows = {w: data.vocab1.index[w] for w in REF_W1}
+    rows |= {w: data.row_offset2 + data.vocab2.index[w] for w in REF_W2}
+    for word, want in _reference_gradients(alpha, gamma).items():
+        torch.testing.assert_close(grad[rows[word]], torch.tensor(want), msg=word)
+    assert grad.abs().sum() == pytest.approx(
+        sum(abs(v) for want in _reference_gradients(alpha, gamma).values() for v in want)
+    )  # no other row
+
+
+def test_printed_jbi_is_the_reference_form_without_attraction_and_scale():
+    # α = 0, γ = 1 and −‖·‖² give Eq. 1 as printed (57.6 above); ½‖·‖² with δ/2 halves it
+    data, model = _setup(BI_S1, BI_S2, False, "sum", BI_W1, BI_W2)
+    printed = BiCVMObjective(3.0, 0.0, SCORES["sq_euclidean"], 0.0, 1.0)
+    halved = BiCVMObjective(1.5, 0.0, SCORES["half_sq_euclidean"], 0.0, 1.0)
+    for objective, want in ((printed, 57.0), (halved, 28.5)):
+        sampler = RandomSampler(2, torch.Generator().manual_seed(0), pool="batch")
+        assert objective.loss(model, _batch(data), sampler).item() == pytest.approx(want)

@@ -3,8 +3,8 @@
 import pytest
 import torch
 
-from paracomp.train.composers import COMPOSERS
-from paracomp.train.model import PairModel, RowGradient
+from paracomp.models.pair import PairModel, RowGradient
+from paracomp.models.registry import COMPOSERS
 from paracomp.train.optim import RowSparseAdagrad, _adagrad, _adagrad_cpu, make_optimizer
 
 

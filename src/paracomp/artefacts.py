@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -125,9 +126,23 @@ def write(
         pq.write_table(table, tmp, compression="zstd")
 
 
+@contextmanager
+def _reading(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Turn a missing, non-parquet, truncated or unreadable file into ``DataError``."""
+    if Path(path).is_dir():
+        raise DataError(f"{path}: is a directory, not a parquet file")
+    if not Path(path).exists():
+        raise DataError(f"{path}: no such file")
+    try:
+        yield
+    except (pa.ArrowException, OSError) as exc:
+        raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
+
+
 def read(path: str | os.PathLike[str], schema: pa.Schema | None = None) -> pa.Table:
     """Read an artefact, checking its columns against ``schema`` when given."""
-    table = pq.read_table(path)
+    with _reading(path):
+        table = pq.read_table(path)
     if schema is not None:
         missing = [n for n in schema.names if n not in table.column_names]
         if missing:
@@ -140,39 +155,78 @@ def read(path: str | os.PathLike[str], schema: pa.Schema | None = None) -> pa.Ta
 
 def provenance(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The provenance dictionary of an artefact (empty if it has none)."""
-    meta = pq.read_schema(path).metadata or {}
+    with _reading(path):
+        meta = pq.read_schema(path).metadata or {}
     raw = meta.get(PROVENANCE_KEY)
-    return json.loads(raw) if raw else {}
+    try:
+        return json.loads(raw) if raw else {}
+    except ValueError as exc:
+        raise DataError(f"{path}: unreadable provenance metadata ({exc})") from exc
 
 
 def write_embeddings(
     words: Sequence[str], matrix: np.ndarray, path: str | os.PathLike[str], prov: Provenance
 ) -> None:
-    """Write a vocabulary and its float32 matrix as an embeddings artefact."""
-    matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+    """Write a vocabulary and its float32 matrix as an embeddings artefact; refuse NaN or inf."""
+    with np.errstate(over="ignore"):  # values beyond float32 become inf, reported below
+        matrix = np.ascontiguousarray(matrix, dtype=np.float32)
     if matrix.ndim != 2 or matrix.shape[0] != len(words):
         raise DataError(f"{path}: {len(words)} words but matrix of shape {matrix.shape}")
+    if bad := nonfinite_rows(matrix):
+        raise DataError(
+            f"{path}: not written: {len(bad)} of {len(words)} vectors hold NaN or inf "
+            f"(or values beyond float32): {_examples(words, bad)}"
+        )
     dim = matrix.shape[1]
     vectors = pa.FixedSizeListArray.from_arrays(pa.array(matrix.reshape(-1)), dim)
     table = pa.table({"word": pa.array(list(words), pa.string()), "vector": vectors})
     write(table, path, embeddings_schema(dim), prov)
 
 
-def read_embeddings(path: str | os.PathLike[str]) -> tuple[list[str], np.ndarray]:
-    """Read an embeddings artefact into (vocabulary, float32 matrix)."""
-    table = read(path)
+def read_embeddings(
+    path: str | os.PathLike[str], check_finite: bool = True
+) -> tuple[list[str], np.ndarray]:
+    """Read an embeddings artefact into (vocabulary, float32 matrix).
+
+    With ``check_finite`` a file holding NaN or inf is refused, naming its rows.
+    """
+    table = read(path, embeddings_schema(0))
     column = table.column("vector").combine_chunks()
     dim = column.type.list_size
     matrix = column.flatten().to_numpy(zero_copy_only=False).astype(np.float32, copy=False)
-    return table.column("word").to_pylist(), matrix.reshape(-1, dim)
+    words = table.column("word").to_pylist()
+    matrix = matrix.reshape(-1, dim)
+    if check_finite and (bad := nonfinite_rows(matrix)):
+        raise DataError(
+            f"{path}: {len(bad)} of {len(words)} vectors hold NaN or inf: "
+            f"{_examples(words, bad)}; delete the file and rerun the job that wrote it "
+            "(did its training diverge?)"
+        )
+    return words, matrix
+
+
+_SHOWN = 5
+"""How many offending rows an error message names."""
+
+
+def nonfinite_rows(matrix: np.ndarray) -> list[int]:
+    """Indices of the rows of ``matrix`` that hold a NaN or an infinity."""
+    return np.flatnonzero(~np.isfinite(matrix).all(axis=1)).tolist()
+
+
+def _examples(words: Sequence[str], rows: Sequence[int]) -> str:
+    """``row 3 'cat', row 7 'dog' and 2 more`` (0-based rows)."""
+    shown = ", ".join(f"row {i} {words[i]!r}" for i in rows[:_SHOWN])
+    return shown + (f" and {len(rows) - _SHOWN} more" if len(rows) > _SHOWN else "")
 
 
 def describe(path: str | os.PathLike[str], rows: int = 5) -> str:
     """Human-readable summary: schema, row count, provenance and the first rows."""
     import pandas as pd
 
-    pfile = pq.ParquetFile(path)
-    head = pfile.read_row_group(0).slice(0, rows).to_pandas() if pfile.num_row_groups else None
+    with _reading(path):
+        pfile = pq.ParquetFile(path)
+        head = pfile.read_row_group(0).slice(0, rows).to_pandas() if pfile.num_row_groups else None
     prov = provenance(path)
     schema = pfile.schema_arrow.remove_metadata()
     lines = [f"file: {Path(path)}", f"rows: {pfile.metadata.num_rows}", "schema:"]

@@ -1,14 +1,31 @@
-"""Atomic file output and checksums: a file is either complete or absent."""
+"""Atomic file output and checksums: a file is either complete or absent.
+
+A write goes to ``.<name>.<host>.<pid>.<random>.part`` beside the output and is renamed into
+place on success. A killed job leaves its part behind; the next write of the same output
+removes the parts of that output that are stale (:func:`clean_stale_parts`).
+"""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
+import re
 import shutil
+import socket
 import tempfile
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+STALE_AFTER = 24 * 3600.0
+"""Seconds after its last change when a part whose writer cannot be checked counts as stale."""
+
+HOST = re.sub(r"[^A-Za-z0-9-]", "-", socket.gethostname())[:40] or "host"
+"""This machine's name as it appears in part names (no dots, so names parse unambiguously)."""
+
+log = logging.getLogger(__name__)
 
 
 def _umask() -> int:
@@ -17,12 +34,77 @@ def _umask() -> int:
     return mask
 
 
+def _prefix(target: Path) -> str:
+    return f".{target.name}.{HOST}.{os.getpid()}."
+
+
+def _part_name(name: str) -> re.Pattern[str]:
+    """Part names of output ``name``: this module's, and the ``.<name>.<random>.part`` of
+    earlier versions (no host or pid); ``random`` is :mod:`tempfile`'s 8 characters."""
+    return re.compile(
+        rf"\.{re.escape(name)}\.(?:(?P<host>[A-Za-z0-9-]+)\.(?P<pid>\d+)\.)?[a-z0-9_]{{8}}\.part"
+    )
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
+
+
+def clean_stale_parts(target: str | os.PathLike[str], now: float | None = None) -> list[Path]:
+    """Remove stale partial writes of ``target``; return what was removed.
+
+    Only parts of this very output are considered (``.<name>.…part`` as written by
+    :func:`atomic_path` / :func:`atomic_dir`, never another output's). A part is stale when
+    its writer ran on this host and that process is gone, or, when the writer cannot be
+    checked (another host on a shared file system, or a part named by an earlier version),
+    when it has not changed for :data:`STALE_AFTER` seconds. A part whose writer is still
+    running is kept, whatever its age; a reused pid only delays a removal.
+    """
+    target = Path(target)
+    pattern, now = _part_name(target.name), time.time() if now is None else now
+    removed = []
+    try:
+        entries = list(os.scandir(target.parent))
+    except FileNotFoundError:
+        return []
+    for entry in entries:
+        match = pattern.fullmatch(entry.name)
+        if match is None:
+            continue
+        try:
+            if match["pid"] is not None and match["host"] == HOST:
+                stale = not _running(int(match["pid"]))
+            else:
+                stale = now - entry.stat(follow_symlinks=False).st_mtime > STALE_AFTER
+            if not stale:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path)
+            else:
+                os.unlink(entry.path)
+        except FileNotFoundError:  # removed meanwhile by a concurrent writer
+            continue
+        except OSError as err:
+            log.warning("cannot remove stale partial output %s: %s", entry.path, err)
+            continue
+        log.info("removed stale partial output %s", entry.path)
+        removed.append(Path(entry.path))
+    return removed
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary path beside ``path``; move it into place only if the block succeeds."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent)
+    clean_stale_parts(target)
+    fd, tmp = tempfile.mkstemp(prefix=_prefix(target), suffix=".part", dir=target.parent)
     os.close(fd)
     tmp_path = Path(tmp)
     try:
@@ -39,7 +121,8 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
     """Yield a temporary directory beside ``path``; it replaces ``path`` only on success."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".part", dir=target.parent))
+    clean_stale_parts(target)
+    tmp = Path(tempfile.mkdtemp(prefix=_prefix(target), suffix=".part", dir=target.parent))
     try:
         yield tmp
         os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders

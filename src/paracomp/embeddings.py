@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow.parquet as pq
 
-from paracomp.errors import DataError
+from paracomp.data.fetch import verify_fetched
+from paracomp.errors import ConfigError, DataError
 
 
 def from_kumo(root: Path, matrix_member: str, index_member: str) -> tuple[list[str], np.ndarray]:
@@ -65,3 +68,21 @@ def from_word2vec_binary(path: Path) -> tuple[list[str], np.ndarray]:
 
 
 READERS = {"glove-text": from_glove_text, "word2vec-binary": from_word2vec_binary}
+
+
+def read_fetched(
+    spec: Mapping[str, Any], source: str, folder: Path
+) -> tuple[list[str], np.ndarray]:
+    """The vectors of catalogue entry ``spec`` from a fetched folder (the one holding
+    ``MANIFEST.json``), after checking that it still holds what was fetched."""
+    manifest = verify_fetched(folder)
+    if source == "registry":
+        reg = spec["registry"]
+        return from_kumo(Path(folder) / manifest.get("root", "."), reg["matrix"], reg["index"])
+    entry = spec["dataset"]
+    reader = READERS.get(entry["format"])
+    if reader is None:
+        raise ConfigError(
+            f"unknown embeddings format {entry['format']!r}; known: {sorted(READERS)}"
+        )
+    return reader(Path(folder) / entry["file"])

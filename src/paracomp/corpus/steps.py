@@ -18,6 +18,7 @@ import pyarrow.parquet as pq
 from paracomp import artefacts
 from paracomp.artefacts import Provenance
 from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
+from paracomp.data.fetch import verify_fetched
 
 log = logging.getLogger(__name__)
 
@@ -46,8 +47,10 @@ def sentences(
     if source == "bible":
         from paracomp.corpus.bible import read_bible_pairs
 
-        pairs = read_bible_pairs(inputs[0] / "root", inputs[1] / "root")
+        roots = [folder / verify_fetched(folder).get("root", ".") for folder in inputs]
+        pairs = read_bible_pairs(*roots)
     else:
+        verify_fetched(inputs[0].parent)
         pairs = list(read_parallel_text(inputs[0], inputs[1]))
     table = bilingual_sentences(pairs, normalize_punct=normalize_punct, n_jobs=jobs, **clean)
     log.info(
@@ -116,7 +119,7 @@ def phrase_table(
 
 def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], seed: int) -> None:
     """Training phrase pairs selected from the phrase table by ``rules``."""
-    from paracomp.phrases.select import select_pairs
+    from paracomp.corpus.phrase_pairs import select_pairs
 
     selected = select_pairs(pq.read_table(table_path), seed=seed, **rules)
     mean = pc.mean(selected["len_en"]).as_py() if selected.num_rows else float("nan")
@@ -197,3 +200,28 @@ def sampled(
         table.schema.remove_metadata(),
         _prov(f"{pairs_path.stem}-sample", "derived", [pairs_path], config),
     )
+
+
+STEPS = {
+    "align": align,
+    "phrase-table": phrase_table,
+    "bilingual-phrases": bilingual_phrases,
+    "pivot": pivot_paraphrases,
+    "ppdb": ppdb_phrases,
+    "bigram-filter": bigram_filtered,
+    "sample": sampled,
+}
+"""The steps after ``sentences`` by CLI name."""
+
+
+def run_step(step: str, inputs: list[Path], out: Path, params: dict[str, Any]) -> None:
+    """Run step ``step`` (``sentences`` or a key of :data:`STEPS`) with its config ``params``:
+    ``sentences`` reads two folders or files (its ``source`` in ``params``), ``phrase-table``
+    and ``bigram-filter`` two artefacts, every other step one."""
+    settings = dict(params)
+    if step == "sentences":
+        sentences(settings.pop("source"), inputs, out, **settings)
+    elif step in ("phrase-table", "bigram-filter"):
+        STEPS[step](inputs[0], inputs[1], out, **settings)
+    else:
+        STEPS[step](inputs[0], out, **settings)

@@ -10,6 +10,7 @@ Three kinds of source exist for each entry, tried in the order of ``sources`` in
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -137,31 +138,106 @@ def load() -> Catalog:
     return _parse(yaml.safe_load(text))
 
 
-def mirror_dir(configured: str | None) -> Path | None:
-    """The mirror folder: ``mirror:`` from config, else ``$PARACOMP_MIRROR``, else none."""
-    value = configured or os.environ.get(MIRROR_ENV)
-    return Path(value).expanduser().resolve() if value else None
+def mirror_dir(configured: str | None, origin: str = "config key `mirror`") -> Path | None:
+    """The mirror folder: ``configured`` (named ``origin`` in errors), else ``$PARACOMP_MIRROR``,
+    else none.
+
+    A mirror that is set but is not an existing folder is a :class:`ConfigError` (a typo must
+    not silently switch every set to another source); a mirror folder that lacks a dataset is
+    fine: that dataset comes from the next source.
+    """
+    if not configured and os.environ.get(MIRROR_ENV):
+        configured, origin = os.environ[MIRROR_ENV], f"${MIRROR_ENV}"
+    if not configured:
+        return None
+    path = Path(configured).expanduser().resolve()
+    if not path.exists():
+        raise ConfigError(f"mirror {path} (from {origin}) does not exist")
+    if not path.is_dir():
+        raise ConfigError(f"mirror {path} (from {origin}) is not a directory")
+    return path
+
+
+def dataset_source(
+    name: str, preference: list[str], mirror: Path | None, catalog: Catalog | None = None
+) -> str | None:
+    """The first of ``preference``'s ``mirror`` and ``upstream`` that holds raw dataset
+    ``name``: a mirror when ``<mirror>/<name>`` exists, upstream when the catalogue declares
+    an upstream release."""
+    catalog = catalog or load()
+    for source in preference:
+        if source == "mirror" and mirror is not None and (mirror / name).is_dir():
+            return source
+        if source == "upstream" and catalog.dataset(name).upstream:
+            return source
+    return None
 
 
 def choose_source(
     spec: SetSpec, preference: list[str], mirror: Path | None, catalog: Catalog | None = None
 ) -> str | None:
-    """The first source in ``preference`` that ``spec`` lists and that can be reached.
-
-    A mirror counts as reachable when ``<mirror>/<dataset>`` exists; a registry always; an
-    upstream source only when the entry's raw dataset declares an upstream release.
-    """
-    catalog = catalog or load()
+    """The first source in ``preference`` that ``spec`` lists and that can be reached: a
+    registry always, a mirror or upstream as :func:`dataset_source` says."""
     for source in preference:
         entry = spec.sources.get(source)
         if entry is None:
             continue
-        if source == "mirror":
-            if mirror is not None and (mirror / entry["dataset"]).is_dir():
-                return source
-        elif source == "upstream":
-            if catalog.dataset(entry["dataset"]).upstream:
-                return source
-        else:
+        if source == "registry" or dataset_source(entry["dataset"], [source], mirror, catalog):
             return source
     return None
+
+
+def choose_embeddings_source(
+    name: str, preference: list[str], mirror: Path | None, catalog: Catalog | None = None
+) -> str:
+    """The first source in ``preference`` that provides pretrained vectors ``name``: their
+    registry package, or their raw dataset as :func:`dataset_source` says."""
+    catalog = catalog or load()
+    spec = catalog.embeddings[name]
+    for source in preference:
+        if source == "registry" and "registry" in spec:
+            return source
+        dataset = spec.get("dataset", {}).get("name")
+        if source != "registry" and dataset and dataset_source(dataset, [source], mirror, catalog):
+            return source
+    raise ConfigError(f"no source in {preference} provides embeddings {name!r}")
+
+
+def describe_sources(
+    names: Iterable[str],
+    preference: list[str],
+    mirror: Path | None,
+    catalog: Catalog | None = None,
+) -> list[str]:
+    """One line per set in ``names``: the source it comes from (as :func:`choose_source`
+    picks it) and, where a preferred mirror was passed over, why."""
+    catalog = catalog or load()
+    lines = []
+    for name in names:
+        spec = catalog.set(name)
+        source = choose_source(spec, preference, mirror, catalog)
+        entry = spec.sources.get(source or "", {})
+        if source == "mirror":
+            where = f"mirror {mirror}/{entry['dataset']}"
+        elif source == "registry":
+            where = f"registry package {entry['package']}"
+        elif source == "upstream":
+            where = f"upstream release of {entry['dataset']}"
+        else:
+            where = f"unavailable: no source in {preference} provides it"
+        skipped = _mirror_passed_over(spec, preference, mirror, source)
+        lines.append(f"{name}: {where}" + (f" ({skipped})" if skipped else ""))
+    return lines
+
+
+def _mirror_passed_over(
+    spec: SetSpec, preference: list[str], mirror: Path | None, source: str | None
+) -> str:
+    """Why a mirror entry preferred over ``source`` was not used ("" if it was not skipped)."""
+    if source == "mirror" or "mirror" not in spec.sources or "mirror" not in preference:
+        return ""
+    if source is not None and preference.index("mirror") > preference.index(source):
+        return ""
+    if mirror is None:
+        return "no mirror configured"
+    return f"mirror {mirror} has no {spec.sources['mirror']['dataset']}"

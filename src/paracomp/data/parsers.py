@@ -36,6 +36,7 @@ import pyarrow as pa
 
 from paracomp.artefacts import SENTENCE_PAIRS, WORD_PAIRS
 from paracomp.data.catalog import SetSpec, load
+from paracomp.data.fetch import verify_fetched
 from paracomp.errors import ConfigError, DataError
 
 ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
@@ -126,6 +127,13 @@ def parse_set(spec: SetSpec, source: str, root: Path) -> pa.Table:
         f"set {spec.name!r}: unknown format {fmt!r}; "
         f"known: {sorted([*WORD_FORMATS, *SENTENCE_FORMATS])}"
     )
+
+
+def parse_fetched(spec: SetSpec, source: str, folder: Path) -> pa.Table:
+    """Parse ``spec`` from a fetched folder (the one holding ``MANIFEST.json``), after checking
+    that it still holds what was fetched (:func:`~paracomp.data.fetch.verify_fetched`)."""
+    manifest = verify_fetched(folder)
+    return parse_set(spec, source, Path(folder) / manifest.get("root", "."))
 
 
 def missing_subsets(set_name: str, table: pa.Table, source: str = "mirror") -> dict[str, str]:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
-from paracomp.train.composers import Composer, SegmentBatch
+from paracomp.models.base import Composer, SegmentBatch
 
 SPECIAL = ("PAD", "UNK")
 

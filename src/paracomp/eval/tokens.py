@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from sacremoses import MosesTokenizer
 
@@ -17,13 +17,20 @@ def _moses() -> MosesTokenizer:
 
 def tokenize(sentence: str, tokenizer: str, lowercase: bool) -> list[str]:
     """Tokenise one sentence (Moses with escaping off, or whitespace), then lowercase."""
+    return list(_tokens(sentence, tokenizer, lowercase))
+
+
+@lru_cache(maxsize=1 << 17)
+def _tokens(sentence: str, tokenizer: str, lowercase: bool) -> tuple[str, ...]:
+    """:func:`tokenize`, remembered: a tuning set is tokenised once per process, not once per
+    scored model (a stack of grid points scores one model per point and epoch)."""
     if tokenizer == "moses":
         tokens = _moses().tokenize(sentence, escape=False)
     elif tokenizer == "whitespace":
         tokens = sentence.split()
     else:
         raise ValueError(f"unknown tokenizer {tokenizer!r}; expected one of {TOKENIZERS}")
-    return [t.lower() for t in tokens] if lowercase else tokens
+    return tuple(t.lower() for t in tokens) if lowercase else tuple(tokens)
 
 
 def tokenize_all(sentences: Sequence[str], tokenizer: str, lowercase: bool) -> list[list[str]]:

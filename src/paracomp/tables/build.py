@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 
 from paracomp.eval import aggregate
-from paracomp.tables.layout import GroupRef, LeafRef, leaf_refs, row_refs
-from paracomp.tables.printed import PrintedTable, printed_table
+from paracomp.tables.layout import GroupRef, LeafRef, leaf_refs
+from paracomp.tables.printed import PrintedTable
 
 COMPARE_COLUMNS = ["row", "column", "ours", "paper", "delta", "data", "note"]
 
@@ -114,8 +114,8 @@ def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
 
 
 def build(
-    paper: str,
-    table: str,
+    printed: PrintedTable,
+    refs: dict[str, LeafRef | GroupRef],
     columns: dict[str, dict],
     aggregation: str,
     evals: dict[str, ModelEval],
@@ -126,8 +126,6 @@ def build(
     A column is computed from a model's evaluation (``model``), read from a statistics file
     (``stat``: the key in ``stats["rows"][row]``), or left empty with its ``reason``.
     """
-    printed = printed_table(paper, table)
-    refs = row_refs(paper, table)
     metric = printed.metric if printed.metric in ("pearson", "spearman") else "pearson"
     cells: dict[tuple[str, str], Cell] = {}
     for column in printed.columns:

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
-
-import yaml
 
 from paracomp.errors import ConfigError
 
@@ -32,12 +28,6 @@ def leaf_refs(ref: LeafRef | GroupRef) -> list[LeafRef]:
     return [ref] if isinstance(ref, LeafRef) else [x for m in ref.members for x in leaf_refs(m)]
 
 
-@cache
-def _raw(paper: str) -> dict:
-    resource = files("paracomp.tables").joinpath("layouts", f"{paper}.yaml")
-    return yaml.safe_load(resource.read_text()) if resource.is_file() else {}
-
-
 def _resolve(raw: dict, name: str, seen: tuple[str, ...] = ()) -> LeafRef | GroupRef:
     if name in seen:
         raise ConfigError(f"layout group {name!r} contains itself")
@@ -50,8 +40,8 @@ def _resolve(raw: dict, name: str, seen: tuple[str, ...] = ()) -> LeafRef | Grou
     raise ConfigError(f"layout names {name!r}, which is neither a leaf nor a group")
 
 
-def row_refs(paper: str, table: str) -> dict[str, LeafRef | GroupRef]:
-    """Evaluation rows of a table; rows not listed are not computed from evaluations."""
-    raw = _raw(paper)
+def parse_rows(raw: dict, table: str) -> dict[str, LeafRef | GroupRef]:
+    """Evaluation rows of ``table`` in a parsed layout (``leaves``, ``groups``, ``tables``);
+    rows not listed are not computed from evaluations."""
     rows = raw.get("tables", {}).get(table, {})
     return {str(row): _resolve(raw, str(name)) for row, name in rows.items()}

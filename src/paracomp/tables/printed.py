@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
 from typing import Any
 
 import yaml
-
-from paracomp.errors import ConfigError
 
 
 @dataclass(frozen=True)
@@ -44,13 +40,9 @@ class PrintedTable:
         return self.values.get(row, {}).get(column)
 
 
-@cache
-def paper_tables(paper: str) -> dict[str, PrintedTable]:
-    """Every printed table of ``paper``, keyed ``table3`` etc."""
-    resource = files("paracomp.tables").joinpath("printed", f"{paper}.yaml")
-    if not resource.is_file():
-        raise ConfigError(f"no printed tables for paper {paper!r}")
-    raw = yaml.safe_load(resource.read_text())
+def parse_printed(paper: str, text: str) -> dict[str, PrintedTable]:
+    """Every printed table of ``paper`` from its YAML ``text``, keyed ``table3`` etc."""
+    raw = yaml.safe_load(text)
     return {
         key: PrintedTable(
             paper=paper,
@@ -73,10 +65,3 @@ def paper_tables(paper: str) -> dict[str, PrintedTable]:
         )
         for key, spec in raw["tables"].items()
     }
-
-
-def printed_table(paper: str, table: str) -> PrintedTable:
-    tables = paper_tables(paper)
-    if table not in tables:
-        raise ConfigError(f"paper {paper!r} has no table {table!r}; it has {sorted(tables)}")
-    return tables[table]

@@ -9,22 +9,25 @@ import pandas as pd
 from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError
 from paracomp.tables.build import ModelEval, build
+from paracomp.tables.layout import GroupRef, LeafRef
+from paracomp.tables.printed import PrintedTable
 
 
 def write_table(
-    paper: str,
-    table: str,
+    printed: PrintedTable,
+    refs: dict[str, LeafRef | GroupRef],
     spec: dict,
     eval_dirs: dict[str, Path],
     out: Path,
     stats: dict | None = None,
 ) -> None:
-    """Build ``paper``'s ``table`` from its config entry ``spec`` and write the three files."""
+    """Build the table ``printed`` (rows computed from ``refs``) from its config entry ``spec``
+    and write the three files."""
     if "columns" not in spec:
-        raise ConfigError(f"tables.{paper}.{table} in config has no `columns`")
+        raise ConfigError(f"tables.{printed.paper}.{printed.key} in config has no `columns`")
     evals = {model: ModelEval.load(folder) for model, folder in eval_dirs.items()}
     wide, compare, markdown = build(
-        paper, table, spec["columns"], spec.get("aggregation", "mean"), evals, stats
+        printed, refs, spec["columns"], spec.get("aggregation", "mean"), evals, stats
     )
     write_outputs(out, wide, compare, markdown)
 

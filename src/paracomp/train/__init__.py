@@ -1,7 +1,5 @@
-"""The shared trainer: vocabularies, composers, scores, negative samplers, objectives,
-optimisers and the resumable training loop (:func:`paracomp.train.loop.train`)."""
-
-from paracomp.train.config import TrainConfig
-from paracomp.train.loop import TrainResult, train
-
-__all__ = ["TrainConfig", "TrainResult", "train"]
+"""The one trainer: run settings (:mod:`~paracomp.train.config`), the training loop with its
+checkpoints and export (:mod:`~paracomp.train.loop`), the tasks it runs (segment pairs,
+:mod:`~paracomp.train.pairs`; segments and target words, :mod:`~paracomp.train.targets`),
+optimisers, pretrained initial rows and the tuning grid (:mod:`~paracomp.train.tuning`).
+Importing this package imports no torch."""

@@ -1,135 +1,190 @@
-"""Training configuration, and the objective and sampler it names."""
+"""The settings of one training run: :class:`TrainConfig`.
+
+Types, ranges and defaults come from ``config.schema.yaml`` beside this module, the one source
+that the workflow also validates its training settings against when it builds the DAG; the
+rules that span several settings are :meth:`TrainConfig.check`'s. Importing this module does
+not import torch.
+"""
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import cache
+from importlib.resources import files
 from typing import Any
 
-import numpy as np
-import torch
+import jsonschema
+import yaml
 
 from paracomp.errors import ConfigError
-from paracomp.train.composers import COMPOSERS
-from paracomp.train.model import PairModel
-from paracomp.train.negatives import MaxSampler, MixSampler, NegativeSampler, RandomSampler
-from paracomp.train.objectives import OBJECTIVES, HingeObjective
-from paracomp.train.optim import OPTIMIZERS
-from paracomp.train.scores import SCORES
+from paracomp.models import PRIOR_COMPOSERS, PROBABILISTIC_COMPOSERS
 
-SAMPLERS = ("random", "max", "mix")
-POOLS = ("corpus", "batch")
-DEVICES = ("cpu", "cuda")
+PAIR_OBJECTIVES = ("bicvm", "paraphrase")
+"""Objectives over segment pairs (:mod:`paracomp.train.pairs`); ``targets`` trains segments
+towards target words (:mod:`paracomp.train.targets`)."""
 
-_TYPES: dict[str, tuple[type, ...]] = {
-    "str": (str,),
-    "str | None": (str, type(None)),
-    "int": (int,),
-    "float": (int, float),
-    "bool": (bool,),
+PAIR_ONLY = {
+    "attraction": 0.0,
+    "hinge_scale": 1.0,
+    "megabatch": 0,
+    "scramble": 0.0,
+    "prior_weight": 0.0,
 }
+"""Settings of the pair objectives' loss only, with the value that switches each off."""
+
+RESUMABLE_CHANGES = (
+    "epochs",
+    "steps",
+    "threads",
+    "device",
+    "allow_cpu_fallback",
+    "cuda_graph",
+    "checkpoint_every",
+    "log_every",
+)
+"""Keys a resumed run may change (train longer, other threads or checkpointing; the device only
+if the device actually used stays the same). A checkpoint of any other setting is moved aside
+and the run restarts. Bitwise equality with an uninterrupted run needs the same ``threads``."""
+
+
+@cache
+def schema() -> dict[str, Any]:
+    """The JSON schema of a run's settings (``config.schema.yaml``)."""
+    return yaml.safe_load(files(__package__).joinpath("config.schema.yaml").read_text())
+
+
+def _default(name: str) -> Any:
+    return field(default=schema()["properties"][name]["default"])
 
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """One training run. ``score=None`` takes the objective's (J_bi ``sq_euclidean``, J_pa
-    ``cosine``); ``k`` and ``pool`` apply to the ``random`` sampler (MAX and MIX give one
-    in-batch negative). ``reg`` is λ. CPU runs with the same ``seed`` and ``threads`` give
+    """One training run; every field, its type, range and default are in
+    ``config.schema.yaml``. CPU runs with the same ``seed`` and ``threads`` give
     bitwise-identical weights."""
 
-    objective: str = "bicvm"
-    composer: str = "sum"
-    score: str | None = None
-    sampler: str = "random"
-    pool: str = "corpus"
-    k: int = 10
-    margin: float = 1.0
-    reg: float = 0.0
-    batch_size: int = 100
-    epochs: int = 10
-    lr: float = 0.05
-    optimizer: str = "adagrad"
-    dim: int = 128
-    init_scale: float = 0.1
-    seed: int = 1
-    device: str = "cpu"
-    allow_cpu_fallback: bool = False
-    threads: int = 1
-    mixed_precision: bool = False
-    shared_vocab: bool = False
-    min_count: int = 1
+    objective: str = _default("objective")
+    composer: str = _default("composer")
+    score: str | None = _default("score")
+    sampler: str = _default("sampler")
+    pool: str = _default("pool")
+    k: int = _default("k")
+    margin: float = _default("margin")
+    reg: float = _default("reg")
+    attraction: float = _default("attraction")
+    hinge_scale: float = _default("hinge_scale")
+    batch_size: int = _default("batch_size")
+    epochs: int = _default("epochs")
+    steps: int = _default("steps")
+    freeze_steps: int = _default("freeze_steps")
+    lr: float = _default("lr")
+    optimizer: str = _default("optimizer")
+    beta2: float = _default("beta2")
+    eps: float = _default("eps")
+    dim: int = _default("dim")
+    init_scale: float = _default("init_scale")
+    dropout: float = _default("dropout")
+    max_length: int = _default("max_length")
+    seed: int = _default("seed")
+    device: str = _default("device")
+    allow_cpu_fallback: bool = _default("allow_cpu_fallback")
+    threads: int = _default("threads")
+    mixed_precision: bool = _default("mixed_precision")
+    cuda_graph: bool = _default("cuda_graph")
+    shared_vocab: bool = _default("shared_vocab")
+    min_count: int = _default("min_count")
+    checkpoint_every: int = _default("checkpoint_every")
+    log_every: int = _default("log_every")
+    megabatch: int = _default("megabatch")
+    scramble: float = _default("scramble")
+    prior_weight: float = _default("prior_weight")
+    prior: str = _default("prior")
+    export_unk: bool = _default("export_unk")
+    constraints: str = _default("constraints")
+    reg_composer: float = _default("reg_composer")
+    reg_initial: float = _default("reg_initial")
+    lr_composer: float | None = _default("lr_composer")
+    adagrad_eps: float | None = _default("adagrad_eps")
 
     def __post_init__(self) -> None:
-        choices = {
-            "objective": tuple(OBJECTIVES),
-            "composer": tuple(COMPOSERS),
-            "score": (None, *SCORES),
-            "sampler": SAMPLERS,
-            "pool": POOLS,
-            "optimizer": OPTIMIZERS,
-            "device": DEVICES,
-        }
-        for key, allowed in choices.items():
-            if getattr(self, key) not in allowed:
-                raise ConfigError(
-                    f"train config: {key}={getattr(self, key)!r}; expected one of {allowed}"
-                )
-        for key in ("k", "batch_size", "epochs", "dim", "threads", "min_count"):
-            if getattr(self, key) < 1:
-                raise ConfigError(f"train config: {key} must be >= 1, got {getattr(self, key)}")
-        for key in ("margin", "reg", "lr", "init_scale"):
-            if getattr(self, key) < 0:
-                raise ConfigError(f"train config: {key} must be >= 0, got {getattr(self, key)}")
+        validate(self.to_dict())
 
     @classmethod
     def from_dict(cls, values: Mapping[str, Any]) -> TrainConfig:
-        """Config from a mapping (e.g. a YAML entry); unknown keys and wrong types are errors."""
-        fields = {f.name: f for f in dataclasses.fields(cls)}
-        unknown = sorted(set(values) - set(fields))
-        if unknown:
-            raise ConfigError(f"train config: unknown key(s) {unknown}; known: {sorted(fields)}")
-        for key, value in values.items():
-            allowed = _TYPES[str(fields[key].type)]
-            if isinstance(value, bool) and bool not in allowed or not isinstance(value, allowed):
-                raise ConfigError(f"train config: {key}={value!r} is not {fields[key].type}")
-        return cls(**{k: float(v) if fields[k].type == "float" else v for k, v in values.items()})
+        """Config from a mapping (e.g. a YAML entry); unknown keys, wrong types and values out
+        of range are :class:`ConfigError` naming the key."""
+        validate(values)
+        floats = {f.name for f in dataclasses.fields(cls) if f.type == "float"}
+        return cls(**{k: float(v) if k in floats else v for k, v in values.items()})
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
 
+    def overrides(self) -> dict[str, Any]:
+        """The settings that differ from their defaults (``from_dict`` of them gives this
+        config back; a workflow job passes them, so new settings rerun no job)."""
+        defaults = TrainConfig()
+        return {
+            f.name: getattr(self, f.name)
+            for f in dataclasses.fields(self)
+            if getattr(self, f.name) != getattr(defaults, f.name)
+        }
 
-RESUMABLE_CHANGES = ("epochs", "threads", "device", "allow_cpu_fallback")
-"""Keys a resumed run may change (more epochs, other threads; the device only if the device
-actually used stays the same); any other change is refused. Bitwise equality with an
-uninterrupted run needs the same ``threads``."""
-
-
-def seeds(config: TrainConfig) -> tuple[int, int, int]:
-    """Independent seeds for the initial weights, the batch order and the negatives."""
-    init, order, negatives = np.random.SeedSequence(config.seed).generate_state(3)
-    return int(init), int(order), int(negatives)
-
-
-def build_model(config: TrainConfig, n_rows: int) -> PairModel:
-    """The model before training (on CPU): ``n_rows`` word rows, normal init. The composer's
-    parameters, then the word rows, are drawn from one generator seeded with the init seed
-    (composers without parameters draw nothing)."""
-    generator = torch.Generator().manual_seed(seeds(config)[0])
-    composer = COMPOSERS[config.composer](config.dim, generator)
-    return PairModel(composer, n_rows, config.init_scale, generator)
+    @property
+    def pairs(self) -> bool:
+        """Whether the objective trains on segment pairs (else on segments and targets)."""
+        return self.objective in PAIR_OBJECTIVES
 
 
-def build_objective(config: TrainConfig) -> HingeObjective:
-    cls = OBJECTIVES[config.objective]
-    if config.score is None:
-        return cls(config.margin, config.reg)
-    return cls(config.margin, config.reg, SCORES[config.score])
+def validate(values: Mapping[str, Any], where: str = "train config") -> None:
+    """Check settings (complete or partial) against the schema and the rules between them;
+    errors name ``where`` and the key."""
+    validator = jsonschema.Draft202012Validator(schema())
+    errors = sorted(validator.iter_errors(dict(values)), key=lambda e: list(e.path))
+    if errors:
+        error = errors[0]
+        key = ".".join(map(str, error.path))
+        if error.validator == "additionalProperties":
+            known = sorted(schema()["properties"])
+            unknown = sorted(set(values) - set(known))
+            raise ConfigError(f"{where}: unknown key(s) {unknown}; known: {known}")
+        raise ConfigError(f"{where}: {key}={error.instance!r}: {error.message}")
+    if values.get("objective") == "targets":
+        if values.get("optimizer", "adam") != "adam":
+            raise ConfigError(f"{where}: objective 'targets' trains with optimizer 'adam' only")
+        used = sorted(k for k, off in PAIR_ONLY.items() if values.get(k, off) != off)
+        if used:
+            raise ConfigError(f"{where}: {used} apply to the pair objectives, not 'targets'")
+    constrained = values.get("constraints", "none") != "none"
+    if constrained and values.get("sampler", "max_skip") != "max_skip":
+        raise ConfigError(f"{where}: constraints need sampler 'max_skip'")
+    if values.get("sampler") == "max_skip" and values.get("objective", "paraphrase") != "paraphrase":
+        raise ConfigError(f"{where}: sampler 'max_skip' goes with objective 'paraphrase'")
+    if values.get("adagrad_eps") is not None and values.get("optimizer", "adagrad") != "adagrad":
+        raise ConfigError(f"{where}: adagrad_eps needs optimizer 'adagrad'")
+    _check_pair_modes(values, where)
 
 
-def build_sampler(config: TrainConfig, generator: torch.Generator) -> NegativeSampler:
-    """The configured sampler; MAX and MIX stay on the other side unless ``shared_vocab``."""
-    if config.sampler == "random":
-        return RandomSampler(config.k, generator, config.pool)
-    cls = MaxSampler if config.sampler == "max" else MixSampler
-    return cls(generator, cross=not config.shared_vocab)
+def _check_pair_modes(values: Mapping[str, Any], where: str) -> None:
+    """Where mega-batches, the prior and Gaussian scores apply (pair objectives only: see
+    :data:`PAIR_ONLY`); each rule is checked when ``values`` sets every key it involves (a
+    complete run always does)."""
+    given = {k: v for k, v in values.items() if v not in (None, 0, 0.0, False)}
+    known = set(values)
+    if "megabatch" in given and "shared_vocab" in known and not values["shared_vocab"]:
+        raise ConfigError(f"{where}: megabatch mines both sides of a pair: needs shared_vocab")
+    if "prior_weight" in given:
+        if "composer" in known and values["composer"] not in PRIOR_COMPOSERS:
+            raise ConfigError(
+                f"{where}: prior_weight needs a composer with word operators "
+                f"{sorted(PRIOR_COMPOSERS)}"
+            )
+        if "megabatch" in known and not values["megabatch"]:
+            raise ConfigError(f"{where}: prior_weight applies in megabatch mode (megabatch ≥ 1)")
+    gaussian = values.get("composer") in PROBABILISTIC_COMPOSERS
+    if values.get("score") == "log_eip" and "composer" in known and not gaussian:
+        raise ConfigError(
+            f"{where}: score log_eip needs a Gaussian composer {sorted(PROBABILISTIC_COMPOSERS)}"
+        )

@@ -1,10 +1,20 @@
-"""The training loop: epochs of shuffled batches, checkpoints to resume from, curves, export.
+"""The training loop of every run, whatever it trains.
 
-``train`` checkpoints atomically after every epoch (weights, optimiser, sampler and generator
-states, loss history) to ``out_dir/checkpoint.pt`` and, when that file exists, resumes from
-it: on CPU a run killed and rerun ends with the same weights, bit for bit, as one never
-stopped. It writes ``curve.parquet``/``curve.png`` and the side-1 (English) word vectors as
-the embeddings artefact ``embeddings.parquet``.
+A run is a :class:`Task`: what is trained (data, model, optimiser) and how one optimiser step
+goes. :func:`run` drives a task for ``task.total_steps`` steps and owns what every run shares:
+
+- the compute settings (device check, torch and numba threads, denormals);
+- the curve: one row every ``task.log_every`` steps (mean batch loss, seconds, pairs/s and the
+  callback's metrics), a non-finite mean loss stopping the run with an error before anything
+  of it is saved;
+- checkpoints (settings, data fingerprint, the task's state, the curve), written atomically
+  every ``task.checkpoint_every`` steps to ``out_dir/checkpoint.pt``, from which the next call
+  with the same ``out_dir`` resumes: on CPU a run killed and rerun ends with the same weights,
+  bit for bit, as one never stopped. A checkpoint of other settings (beyond
+  :data:`~paracomp.train.config.RESUMABLE_CHANGES`), other data or another device, or one
+  past the run's end, is moved aside to ``checkpoint.pt.old`` and the run starts over;
+- the export: the task's embeddings artefact and composer (``composer.pt``), the curve as
+  ``curve.parquet`` and ``curve.png``.
 """
 
 from __future__ import annotations
@@ -14,66 +24,115 @@ import logging
 import math
 import sys
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numba
+import numpy as np
 import pandas as pd
-import pyarrow as pa
 import torch
 from tqdm import tqdm
 
 from paracomp import artefacts
 from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError, ParacompError
-from paracomp.eval.encode import AveragedEmbeddings
-from paracomp.train.config import (
-    RESUMABLE_CHANGES,
-    TrainConfig,
-    build_model,
-    build_objective,
-    build_sampler,
-    seeds,
-)
+from paracomp.eval.encode import SentenceEncoder
+from paracomp.train.config import RESUMABLE_CHANGES, TrainConfig
 from paracomp.train.curve import write_curve
-from paracomp.train.model import PairModel
-from paracomp.train.negatives import NegativeSampler
-from paracomp.train.objectives import Objective, PairBatch
-from paracomp.train.optim import Optimizers, make_optimizer
-from paracomp.train.vocab import UNK, EncodedPairs
 
 log = logging.getLogger(__name__)
 
-EpochCallback = Callable[[int, AveragedEmbeddings], Mapping[str, float]]
-"""Called after each epoch with the epoch number (from 1) and the current side-1 encoder;
-returns tuning metrics (e.g. ``{"sts12_smteur": 0.47}``) stored with the loss curve. It must
-not draw from torch's global generator, or resumed runs would diverge."""
-
 CHECKPOINT = "checkpoint.pt"
+COMPOSER = "composer.pt"
 EMBEDDINGS = "embeddings.parquet"
 CURVE = "curve.parquet"
 CURVE_PNG = "curve.png"
 
-
-@dataclass(frozen=True)
-class TrainResult:
-    model: PairModel
-    data: EncodedPairs
-    history: pd.DataFrame
-    embeddings: Path
-    encoder: AveragedEmbeddings
+Callback = Callable[[int, SentenceEncoder], Mapping[str, float]]
+"""Called at each curve row with its position (epoch or step) and the task's current encoder;
+returns metrics (e.g. ``{"tuning_r": 0.47}``) stored in the curve. It must not draw from
+torch's global generator, or resumed runs would diverge."""
 
 
-def side1_encoder(model: PairModel, data: EncodedPairs, oov: str = "skip") -> AveragedEmbeddings:
-    """Averaged side-1 word vectors (a ``SentenceEncoder``), without the UNK row, so the
-    evaluator's OOV policy decides about unknown words."""
-    matrix = model.weight.detach()[1 : len(data.vocab1)].float().cpu().numpy().copy()
-    return AveragedEmbeddings(data.vocab1.words[1:], matrix, oov)
+class Task(ABC):
+    """What one run trains and how a step goes. Subclasses set ``config``, ``model`` (its
+    ``weight`` is the word table), ``device``, ``total_steps``, ``log_every``,
+    ``checkpoint_every`` and ``curve_x`` (``"epoch"`` or ``"step"``, what a curve row counts)."""
+
+    config: TrainConfig
+    model: torch.nn.Module
+    device: torch.device
+    total_steps: int
+    log_every: int
+    checkpoint_every: int
+    steps_per_epoch: int
+    curve_x: str = "epoch"
+    flush_denormal: bool = False
+    """Flush denormals to zero on CPU (recurrent composers' gradients decay into denormals,
+    which make their backward pass many times slower)."""
+
+    @abstractmethod
+    def batches(self, first: int) -> Iterator[Any]:
+        """The batches of steps ``first``, ``first + 1``, …; drawn lazily, so that whatever
+        a batch draws happens after the previous step's curve row and checkpoint."""
+
+    @abstractmethod
+    def step(self, step: int, batch: Any) -> torch.Tensor:
+        """One optimiser step on ``batch``; returns its loss (a detached scalar tensor)."""
+
+    @abstractmethod
+    def batch_pairs(self, batch: Any) -> int:
+        """The training examples of ``batch`` (for pairs/s)."""
+
+    @abstractmethod
+    def fingerprint(self) -> dict[str, Any]:
+        """What identifies the training data (a checkpoint is only resumed on the same)."""
+
+    @abstractmethod
+    def state_dict(self) -> dict[str, Any]:
+        """Model, optimiser and generator states."""
+
+    @abstractmethod
+    def load_state_dict(self, state: Mapping[str, Any]) -> None: ...
+
+    @abstractmethod
+    def exported(self, steps: int) -> tuple[list[str], np.ndarray, str]:
+        """The words and rows of the embeddings artefact after ``steps`` steps, and a note on
+        what they are."""
+
+    def export(self, out_dir: Path, steps: int, inputs: Mapping[str, str]) -> None:
+        """Write ``composer.pt`` (settings and composer state) and the embeddings artefact."""
+        out_dir.mkdir(parents=True, exist_ok=True)
+        state = {"config": self.config.to_dict(), "composer": self.model.composer.state_dict()}
+        with atomic_path(out_dir / COMPOSER) as tmp:
+            torch.save(state, tmp)
+        words, matrix, notes = self.exported(steps)
+        prov = artefacts.Provenance(
+            dataset="trained",
+            source=type(self).__module__,
+            inputs=dict(inputs),
+            config=self.config.to_dict(),
+            notes=notes,
+        )
+        artefacts.write_embeddings(words, matrix, out_dir / EMBEDDINGS, prov)
+
+    def encoder(self) -> SentenceEncoder | None:
+        """The current model as a sentence encoder, for the callback (None: no callback)."""
+        return None
+
+    def metrics(self, position: int, callback: Callback | None) -> dict[str, float]:
+        """A curve row's columns besides the loss and speed: the callback's metrics on the
+        current encoder (a task training several models reports each model's)."""
+        encoder = self.encoder() if callback is not None else None
+        if encoder is None:
+            return {}
+        return {k: float(v) for k, v in callback(position, encoder).items()}
 
 
 def resolve_device(config: TrainConfig) -> torch.device:
+    """``config.device``, or the CPU where CUDA is absent and ``allow_cpu_fallback`` is set."""
     if config.device == "cuda" and not torch.cuda.is_available():
         reason = (
             f"device 'cuda' requested but torch.cuda.is_available() is False "
@@ -87,198 +146,159 @@ def resolve_device(config: TrainConfig) -> torch.device:
 
 
 @contextlib.contextmanager
-def _threads(n: int) -> Iterator[None]:
-    """``n`` threads for torch's and numba's parallel loops (numba: at most the cores)."""
+def compute_settings(threads: int, flush_denormal: bool) -> Iterator[None]:
+    """``threads`` threads for torch's and numba's parallel loops (numba: at most the cores),
+    denormals flushed to zero if asked; restored afterwards."""
     previous = torch.get_num_threads(), numba.get_num_threads()
-    torch.set_num_threads(n)
-    numba.set_num_threads(min(n, numba.config.NUMBA_NUM_THREADS))
+    torch.set_num_threads(threads)
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    flushed = flush_denormal and torch.set_flush_denormal(True)
     try:
         yield
     finally:
         torch.set_num_threads(previous[0])
         numba.set_num_threads(previous[1])
+        if flushed:
+            torch.set_flush_denormal(False)
 
 
-@dataclass
-class _Run:
-    """Everything a checkpoint restores."""
-
-    config: TrainConfig
-    data: EncodedPairs
-    model: PairModel
-    objective: Objective
-    sampler: NegativeSampler
-    optimizer: Optimizers
-    order: torch.Generator
-    history: list[dict[str, float]]
-    epoch: int = 0
-
-    @classmethod
-    def start(cls, config: TrainConfig, data: EncodedPairs, device: torch.device) -> _Run:
-        _, order, negatives = seeds(config)
-        model = build_model(config, data.n_rows).to(device)
-        sampler_gen = torch.Generator(device=device).manual_seed(negatives)
-        return cls(
-            config=config,
-            data=data,
-            model=model,
-            objective=build_objective(config),
-            sampler=build_sampler(config, sampler_gen),
-            optimizer=make_optimizer(model, config.optimizer, config.lr),
-            order=torch.Generator().manual_seed(order),
-            history=[],
-        )
-
-    def state_dict(self) -> dict[str, Any]:
-        return {
-            "epoch": self.epoch,
-            "config": self.config.to_dict(),
-            "data": self.data.fingerprint(),
-            "device": self.model.weight.device.type,
-            "model": self.model.state_dict(),
-            "optimizer": self.optimizer.state_dict(),
-            "sampler": self.sampler.state_dict(),
-            "order": self.order.get_state(),
-            "torch_rng": torch.get_rng_state(),
-            "history": self.history,
-        }
-
-    def load_state_dict(self, state: Mapping[str, Any], path: Path) -> None:
-        saved = {k: v for k, v in state["config"].items() if k not in RESUMABLE_CHANGES}
-        now = {k: v for k, v in self.config.to_dict().items() if k not in RESUMABLE_CHANGES}
-        changed = sorted(k for k in now if saved.get(k) != now[k])
-        if changed:
-            raise ConfigError(
-                f"{path}: checkpoint of another config (differs in {changed}); delete it to restart"
-            )
-        device = self.model.weight.device.type
-        if state["device"] != device:
-            raise ConfigError(
-                f"{path}: checkpoint written on {state['device']}, cannot resume on {device}"
-            )
-        if state["data"] != self.data.fingerprint():
-            raise ConfigError(f"{path}: checkpoint of other training pairs; delete it to restart")
-        self.model.load_state_dict(state["model"])
-        self.optimizer.load_state_dict(state["optimizer"])
-        self.sampler.load_state_dict(state["sampler"])
-        self.order.set_state(state["order"])
-        torch.set_rng_state(state["torch_rng"])
-        if state["epoch"] > self.config.epochs:
-            raise ConfigError(
-                f"{path}: checkpoint is after epoch {state['epoch']}, past epochs="
-                f"{self.config.epochs}; delete it to restart"
-            )
-        self.history = list(state["history"])
-        self.epoch = int(state["epoch"])
-
-    def _precision(self, device: torch.device) -> contextlib.AbstractContextManager[object]:
-        if self.config.mixed_precision:
-            return torch.autocast(device.type, torch.bfloat16)
-        return contextlib.nullcontext()
-
-    def _step(self, batch: PairBatch) -> torch.Tensor:
-        """One optimiser step on ``batch``; returns its loss, detached. The gradient comes
-        without autograd where the objective can work it out (additive composers on CPU)."""
-        with self._precision(self.model.weight.device):
-            by_hand = self.objective.loss_and_gradient(self.model, batch, self.sampler)
-            if by_hand is None:
-                loss = self.objective.loss(self.model, batch, self.sampler)
-        if by_hand is not None:
-            loss, rows = by_hand
-            self.optimizer.step_rows(self.model.weight, rows)
-            return loss
-        self.optimizer.zero_grad()
-        loss.backward()
-        self.optimizer.step()
-        return loss.detach()
-
-    def run_epoch(self, bar: tqdm) -> tuple[float, float]:
-        """One pass over the shuffled pairs; returns (mean batch loss, seconds)."""
-        device = self.model.weight.device
-        order = torch.randperm(self.data.n_pairs, generator=self.order).to(device)
-        total = torch.zeros((), device=device)
-        n_batches = -(-self.data.n_pairs // self.config.batch_size)
-        start = time.perf_counter()
-        for pairs, ids, starts in self.data.batches(order, self.config.batch_size):
-            total += self._step(PairBatch(pairs, ids, starts, self.data))
-            bar.update(pairs.numel())
-        mean = total.item() / n_batches  # .item() also waits for CUDA to finish
-        return mean, time.perf_counter() - start
+def _load_checkpoint(path: Path) -> dict[str, Any]:
+    try:
+        return torch.load(path, map_location="cpu", weights_only=True)
+    except Exception as exc:  # truncated, corrupt or not a checkpoint
+        raise ConfigError(f"{path}: unreadable checkpoint ({exc}); delete it to restart") from exc
 
 
-def train(
-    config: TrainConfig,
-    pairs: pa.Table,
-    out_dir: Path,
-    progress: bool = True,
-    callback: EpochCallback | None = None,
-    inputs: Mapping[str, str] | None = None,
-) -> TrainResult:
-    """Train on a SEGMENT_PAIRS table, resuming from ``out_dir/checkpoint.pt`` if present.
+def _mismatch(task: Task, state: Mapping[str, Any]) -> str:
+    """Why checkpoint ``state`` cannot be resumed by ``task`` ('' if it can). A setting the
+    checkpoint does not record (written before the setting existed) counts as its default."""
+    saved = {**TrainConfig().to_dict(), **state["config"]}
+    saved = {k: v for k, v in saved.items() if k not in RESUMABLE_CHANGES}
+    now = {k: v for k, v in task.config.to_dict().items() if k not in RESUMABLE_CHANGES}
+    changed = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
+    if changed:
+        return f"settings differ in {changed}"
+    if state["data"] != task.fingerprint():
+        return "it was trained on other data"
+    if state["device"] != task.device.type:
+        return f"it was written on {state['device']}, this run is on {task.device.type}"
+    if state["step"] > task.total_steps:
+        return f"it is after step {state['step']}, past this run's {task.total_steps}"
+    return ""
 
-    ``inputs`` (path to sha256) goes into the provenance of the embeddings artefact.
-    """
-    out_dir = Path(out_dir)
-    device = resolve_device(config)
-    with _threads(config.threads):
-        data = EncodedPairs.build(pairs, config.shared_vocab, config.min_count).to(device)
-        run = _Run.start(config, data, device)
-        checkpoint = out_dir / CHECKPOINT
-        if checkpoint.exists():
-            run.load_state_dict(
-                torch.load(checkpoint, map_location="cpu", weights_only=True), checkpoint
-            )
-            log.info("resuming %s after epoch %d", checkpoint, run.epoch)
-        for epoch in range(run.epoch + 1, config.epochs + 1):
-            with tqdm(
-                total=data.n_pairs,
-                desc=f"epoch {epoch}/{config.epochs}",
-                unit="pair",
-                unit_scale=True,
-                file=sys.stderr,
-                disable=not progress,
-                leave=False,
-                mininterval=1.0 if sys.stderr.isatty() else 30.0,  # a log file gets few lines
-            ) as bar:
-                loss, seconds = run.run_epoch(bar)
-            if not math.isfinite(loss):
-                raise ParacompError(
-                    f"training diverged in epoch {epoch} (mean loss {loss}); lower lr"
-                )
-            row = {
-                "epoch": epoch,
-                "loss": loss,
-                "seconds": seconds,
-                "pairs_per_s": data.n_pairs / seconds,
-            }
-            if callback is not None:
-                row.update(
-                    {
-                        k: float(v)
-                        for k, v in callback(epoch, side1_encoder(run.model, data)).items()
-                    }
-                )
-            log.info(
-                "epoch %d/%d: %s",
-                epoch,
-                config.epochs,
-                ", ".join(f"{k} {v:.4g}" for k, v in row.items() if k != "epoch"),
-            )
-            run.history.append(row)
-            run.epoch = epoch
-            out_dir.mkdir(parents=True, exist_ok=True)
-            with atomic_path(checkpoint) as tmp:
-                torch.save(run.state_dict(), tmp)
 
-    history = pd.DataFrame(run.history)
-    write_curve(history, out_dir / CURVE, out_dir / CURVE_PNG)
-    encoder = side1_encoder(run.model, data)
-    prov = artefacts.Provenance(
-        dataset="trained",
-        source="paracomp.train",
-        inputs=dict(inputs or {}),
-        config=config.to_dict(),
-        notes=f"side-1 word vectors after {run.epoch} epochs; the {UNK} row is not exported",
+def _resume(task: Task, path: Path) -> tuple[int, list[dict[str, float]]]:
+    """Restore ``task`` from the checkpoint at ``path`` if it fits; the step to continue
+    from and the curve so far."""
+    if not path.exists():
+        return 0, []
+    state = _load_checkpoint(path)
+    why = _mismatch(task, state)
+    if why:
+        aside = path.with_name(path.name + ".old")
+        path.replace(aside)
+        log.warning("%s: %s; moved to %s, training from the start", path, why, aside.name)
+        return 0, []
+    task.load_state_dict(state["task"])
+    log.info("resuming %s after step %d", path, state["step"])
+    return int(state["step"]), list(state["history"])
+
+
+def _checkpoint(task: Task, path: Path, step: int, history: list[dict[str, float]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {
+        "step": step,
+        "config": task.config.to_dict(),
+        "data": task.fingerprint(),
+        "device": task.device.type,
+        "task": task.state_dict(),
+        "history": history,
+    }
+    with atomic_path(path) as tmp:
+        torch.save(state, tmp)
+
+
+def _position(task: Task, done: int) -> int:
+    return done // task.steps_per_epoch if task.curve_x == "epoch" else done
+
+
+def _diverged(task: Task, done: int, loss: float, path: Path) -> ParacompError:
+    kept = f"the last checkpoint ({path}) is kept" if path.exists() else "nothing was saved"
+    return ParacompError(
+        f"training diverged in {task.curve_x} {_position(task, done)} (mean loss {loss}); "
+        f"{kept}; lower lr"
     )
-    artefacts.write_embeddings(list(encoder.index), encoder.matrix, out_dir / EMBEDDINGS, prov)
-    return TrainResult(run.model, data, history, out_dir / EMBEDDINGS, encoder)
+
+
+def run(
+    task: Task,
+    out_dir: Path,
+    callback: Callback | None = None,
+    progress: bool = True,
+    inputs: Mapping[str, str] | None = None,
+) -> pd.DataFrame:
+    """Train ``task`` (resuming from ``out_dir/checkpoint.pt`` if it fits), export it to
+    ``out_dir`` and return its curve. ``inputs`` (path to sha256) goes into the provenance of
+    the embeddings artefact."""
+    out_dir = Path(out_dir)
+    path = out_dir / CHECKPOINT
+    with compute_settings(task.config.threads, task.flush_denormal):
+        done, history = _resume(task, path)
+        total = torch.zeros((), device=task.device)
+        steps = pairs = 0
+        start = time.perf_counter()
+        with tqdm(
+            total=task.total_steps,
+            initial=done,
+            unit="step",
+            file=sys.stderr,
+            disable=not progress,
+            mininterval=1.0 if sys.stderr.isatty() else 30.0,  # a log file gets few lines
+        ) as bar:
+            for step, batch in zip(range(done, task.total_steps), task.batches(done)):
+                total += task.step(step, batch)
+                steps, pairs, done = steps + 1, pairs + task.batch_pairs(batch), step + 1
+                bar.update()
+                last = done == task.total_steps
+                if done % task.log_every == 0 or last:
+                    loss = total.item() / steps  # .item() also waits for CUDA to finish
+                    seconds = time.perf_counter() - start
+                    if not math.isfinite(loss):
+                        raise _diverged(task, done, loss, path)
+                    row = {
+                        task.curve_x: _position(task, done),
+                        "loss": loss,
+                        "seconds": seconds,
+                        "pairs_per_s": pairs / seconds,
+                    }
+                    row.update(task.metrics(row[task.curve_x], callback))
+                    log.info(", ".join(f"{k} {v:.4g}" for k, v in row.items()))
+                    history.append(row)
+                    total.zero_()
+                    steps = pairs = 0
+                    start = time.perf_counter()
+                if done % task.checkpoint_every == 0 or last:
+                    if steps and not math.isfinite(total.item()):
+                        raise _diverged(task, done, total.item() / steps, path)
+                    _checkpoint(task, path, done, history)
+    task.export(out_dir, done, dict(inputs or {}))
+    curve = pd.DataFrame(history, columns=_columns(task, history))
+    write_curve(curve, out_dir / CURVE, out_dir / CURVE_PNG, x=task.curve_x)
+    return curve
+
+
+def _columns(task: Task, history: list[dict[str, float]]) -> list[str]:
+    base = [task.curve_x, "loss", "seconds", "pairs_per_s"]
+    return base + [k for k in (history[0] if history else {}) if k not in base]
+
+
+def record(config: TrainConfig, curve: pd.DataFrame, pairs: int) -> dict[str, Any]:
+    """A finished run's summary: its settings, training examples, last curve row, time."""
+    last = curve.iloc[-1] if len(curve) else None
+    return {
+        "params": config.to_dict(),
+        "pairs": pairs,
+        "final_loss": None if last is None else float(last["loss"]),
+        "seconds": float(curve["seconds"].sum()) if len(curve) else 0.0,
+        "pairs_per_s": float(curve["pairs_per_s"].mean()) if len(curve) else None,
+    }

@@ -15,8 +15,8 @@ from typing import Any
 import torch
 from torch import nn
 
-from paracomp.train.model import PairModel, RowGradient
-from paracomp.train.sparse_rows import adagrad_rows
+from paracomp.models.pair import PairModel, RowGradient
+from paracomp.models.sparse_rows import adagrad_rows
 
 
 class RowSparseAdagrad(torch.optim.Optimizer):
@@ -111,14 +111,17 @@ _FACTORIES: dict[str, tuple[type[torch.optim.Optimizer], type[torch.optim.Optimi
 OPTIMIZERS = tuple(_FACTORIES)
 
 
-def make_optimizer(model: PairModel, name: str, lr: float, **options: Any) -> Optimizers:
-    """The optimiser ``name`` (one of :data:`OPTIMIZERS`) with learning rate ``lr``;
-    ``options`` (e.g. ``eps``) go to both the sparse and the dense optimiser."""
+def make_optimizer(
+    model: PairModel, name: str, lr: float, dense_lr: float | None = None, **options: Any
+) -> Optimizers:
+    """The optimiser ``name`` (one of :data:`OPTIMIZERS`) with learning rate ``lr`` (``dense_lr``
+    for the dense parameters, if given); ``options`` (e.g. ``eps``) go to both the sparse and
+    the dense optimiser."""
     if name not in _FACTORIES:
         raise ValueError(f"unknown optimiser {name!r}; expected one of {OPTIMIZERS}")
     sparse_cls, dense_cls = _FACTORIES[name]
     opts = [sparse_cls(model.sparse_parameters(), lr=lr, **options)]
     dense = model.dense_parameters()
     if dense:
-        opts.append(dense_cls(dense, lr=lr, **options))
+        opts.append(dense_cls(dense, lr=lr if dense_lr is None else dense_lr, **options))
     return Optimizers(opts)

@@ -1,0 +1,168 @@
+# Scheepers et al. 2018 Table 1: the lemma-definition split, its initial word rows, one
+# CompVec run per (embeddings, composition, Original|CompVec) cell pair through the generic
+# trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES).
+from paracomp.papers.scheepers2018.workflow import MEASURE_SETS, Inputs
+
+SCHEEPERS = block("scheepers2018")
+CUSTOM_TABLES["scheepers2018"].add("table1")
+S = Inputs(SCHEEPERS, TRAIN["defaults"], dataset_folder("compvec-wordnet"), set_paths(MEASURE_SETS))
+
+
+wildcard_constraints:
+    split="released|grouped",
+    composition="|".join(map(re.escape, SCHEEPERS["compositions"])),
+    variant="original|compvec",
+
+
+rule scheepers2018:
+    input:
+        table_targets("scheepers2018"),
+
+
+rule compvec_data:
+    input:
+        unpack(S.data_inputs),
+    output:
+        train="resources/compvec/{split}/train.parquet",
+        test="resources/compvec/{split}/test.parquet",
+        vocab="resources/compvec/{split}/vocab.parquet",
+        targets="resources/compvec/{split}/targets.parquet",
+        sizes="resources/compvec/{split}/sizes.json",
+    log:
+        "logs/scheepers2018/compvec_data/{split}.log",
+    benchmark:
+        "benchmarks/snakemake/scheepers2018/compvec_data/{split}.tsv"
+    params:
+        released=S.released_arg,
+        seed=lookup(dpath="papers/scheepers2018/split_seed", within=config),
+        fraction=lookup(dpath="papers/scheepers2018/test_fraction", within=config),
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp scheepers2018 data {wildcards.split} --wordnet {input.wordnet:q}"
+        " {params.released} --seed {params.seed} --test-fraction {params.fraction}"
+        " --out resources/compvec/{wildcards.split} > {log} 2>&1"
+
+
+rule compvec_init:
+    input:
+        vocab="resources/compvec/{split}/vocab.parquet",
+        embeddings="resources/embeddings/{embeddings}.parquet",
+    output:
+        "resources/compvec/{split}/init/{embeddings}.parquet",
+    log:
+        "logs/scheepers2018/compvec_init/{split}/{embeddings}.log",
+    benchmark:
+        "benchmarks/snakemake/scheepers2018/compvec_init/{split}/{embeddings}.tsv"
+    params:
+        seed=lookup(dpath="papers/scheepers2018/init_seed", within=config),
+    resources:
+        mem_mb=8000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp initial-rows --vocab {input.vocab:q} --embeddings {input.embeddings:q}"
+        " --seed {params.seed} --out {output:q} > {log} 2>&1"
+
+
+rule compvec_train:
+    input:
+        train="resources/compvec/{split}/train.parquet",
+        init="resources/compvec/{split}/init/{embeddings}.parquet",
+    output:
+        embeddings="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/embeddings.parquet",
+        composer="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/composer.pt",
+        curve="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/curve.parquet",
+        plot="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/curve.png",
+        record="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/record.json",
+    log:
+        "logs/scheepers2018/compvec_train/{split}/{embeddings}/{composition}/{variant}.log",
+    benchmark:
+        "benchmarks/snakemake/scheepers2018/compvec_train/{split}/{embeddings}/{composition}/{variant}.tsv"
+    params:
+        run=S.run_params,
+        out=S.run_dir,
+        device=TRAIN["device"],
+    threads: TRAIN["threads"]
+    resources:
+        gpu=TRAIN["gpu"],
+        mem_mb=TRAIN["mem_mb"],
+        runtime=TRAIN["runtime"],
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp train --pairs {input.train:q} --init {input.init:q} --params {params.run:q}"
+        " --out {params.out:q} --record {output.record:q} --threads {threads}"
+        " --device {params.device} > {log} 2>&1"
+
+
+rule compvec_evaluate:
+    input:
+        unpack(S.eval_inputs),
+    output:
+        "results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
+    log:
+        "logs/scheepers2018/compvec_evaluate/{split}/{embeddings}/{composition}/{variant}.log",
+    benchmark:
+        "benchmarks/snakemake/scheepers2018/compvec_evaluate/{split}/{embeddings}/{composition}/{variant}.tsv"
+    params:
+        run=S.run_dir,
+        sets=set_args(MEASURE_SETS),
+        unavailable=unavailable(MEASURE_SETS),
+        candidates=lookup(dpath="papers/scheepers2018/candidates", within=config),
+    threads: TRAIN["threads"]
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp scheepers2018 evaluate --run {params.run:q}"
+        " --data resources/compvec/{wildcards.split} --pretrained {input.pretrained:q}"
+        " --set {params.sets:q} --unavailable {params.unavailable:q}"
+        " --candidates {params.candidates} --threads {threads} --out {output:q} > {log} 2>&1"
+
+
+rule compvec_table:
+    input:
+        S.scores,
+    output:
+        table=report(
+            "results/scheepers2018/table1.csv",
+            category="scheepers2018",
+            subcategory="table1",
+            labels={"file": "table"},
+            caption="../../workflow/report/table.rst",
+        ),
+        compare=report(
+            "results/scheepers2018/table1.compare.csv",
+            category="scheepers2018",
+            subcategory="table1",
+            labels={"file": "compare (ours, paper, delta)"},
+            caption="../../workflow/report/compare.rst",
+        ),
+        markdown="results/scheepers2018/table1.md",
+        candidates="results/scheepers2018/table1.candidates.csv",
+    log:
+        "logs/scheepers2018/compvec_table.log",
+    benchmark:
+        "benchmarks/snakemake/scheepers2018/compvec_table.tsv"
+    params:
+        columns=S.columns_json,
+        runs=S.runs_args,
+        compositions=lookup(dpath="papers/scheepers2018/compositions", within=config),
+        method=S.method,
+    localrule: True
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp scheepers2018 table --columns {params.columns:q} --runs {params.runs:q}"
+        " --compositions {params.compositions:q} --method {params.method:q}"
+        " --out {output.table:q} > {log} 2>&1"

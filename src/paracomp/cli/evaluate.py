@@ -1,0 +1,39 @@
+"""``paracomp evaluate``: a model on every sentence-pair and word-similarity set."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    from paracomp.cli import pairs
+    from paracomp.eval.run import evaluate_model
+
+    evaluate_model(
+        embeddings=Path(args.embeddings),
+        sts_sets=[Path(p) for p in args.sts],
+        wordsim_sets=[Path(p) for p in args.wordsim],
+        unavailable=pairs(args.unavailable),
+        splits=pairs(args.split),
+        tokenizer=args.tokenizer,
+        lowercase=args.lowercase,
+        oov=args.oov,
+        out=Path(args.out),
+    )
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("evaluate", help="evaluate an embeddings model on sentence and word sets")
+    p.add_argument("--embeddings", required=True)
+    p.add_argument("--sts", nargs="*", default=[], help="sentence-pair set parquet files")
+    p.add_argument("--wordsim", nargs="*", default=[], help="word-pair set parquet files")
+    p.add_argument("--split", nargs="*", default=[], metavar="SET=SPLIT")
+    p.add_argument("--unavailable", nargs="*", default=[], metavar="SET=REASON")
+    p.add_argument("--tokenizer", required=True, choices=["moses", "whitespace"])
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, required=True)
+    p.add_argument("--oov", required=True, choices=["skip", "unk", "drop"])
+    p.add_argument(
+        "--out", required=True, help="output folder: sts.csv, pairs.parquet, wordsim.csv"
+    )
+    p.set_defaults(func=_evaluate)

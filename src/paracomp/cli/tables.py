@@ -1,0 +1,38 @@
+"""``paracomp table``: a paper table built from model evaluations and statistics."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+
+def _table(args: argparse.Namespace) -> None:
+    from paracomp.cli import pairs
+    from paracomp.papers import printed_table, row_refs
+    from paracomp.tables.write import write_table
+
+    stats = json.loads(Path(args.stats).read_text()) if args.stats else None
+    write_table(
+        printed_table(args.paper, args.table),
+        row_refs(args.paper, args.table),
+        json.loads(args.spec),
+        {k: Path(v) for k, v in pairs(args.eval).items()},
+        Path(args.out),
+        stats,
+    )
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
+    p.add_argument("paper")
+    p.add_argument("table")
+    p.add_argument(
+        "--spec", required=True, help="the table's config entry as JSON (columns, aggregation)"
+    )
+    p.add_argument("--eval", nargs="*", default=[], metavar="MODEL=DIR")
+    p.add_argument("--stats", help="statistics JSON for columns with `stat`")
+    p.add_argument(
+        "--out", required=True, help="table CSV; .compare.csv and .md are written beside"
+    )
+    p.set_defaults(func=_table)

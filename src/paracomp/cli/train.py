@@ -1,0 +1,153 @@
+"""``paracomp train|train-stack|initial-rows|select|tuning-report``: training runs and grid selection."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from paracomp.train.tuning import TuningSet
+
+
+def _tuning_set(args: argparse.Namespace) -> TuningSet | None:
+    """The tuning set the arguments name, if any."""
+    from paracomp.errors import ConfigError
+    from paracomp.train.tuning import TuningSet
+
+    if not args.tune_set:
+        return None
+    if None in (args.tune_subset, args.tune_split, args.tokenizer, args.lowercase):
+        raise ConfigError(
+            "--tune-set needs --tune-subset, --tune-split, --tokenizer and --[no-]lowercase"
+        )
+    return TuningSet(
+        Path(args.tune_set), args.tune_subset, args.tune_split, args.tokenizer, args.lowercase
+    )
+
+
+def _train(args: argparse.Namespace) -> None:
+    from paracomp.train.job import job_config, train_job
+    from paracomp.train.tuning import write_json
+
+    point = json.loads(args.point) if args.point else {}
+    if args.selected:
+        point = json.loads(Path(args.selected).read_text())["point"]
+    config = job_config(json.loads(args.params), point, threads=args.threads, device=args.device)
+    tuning = _tuning_set(args)
+    init = Path(args.init) if args.init else None
+    constraints = Path(args.constraints) if args.constraints else None
+    record = train_job(
+        config, Path(args.pairs), Path(args.out), tuning=tuning, init=init, constraints=constraints
+    )
+    write_json(Path(args.record), {**record, "point": point})
+
+
+def _train_stack(args: argparse.Namespace) -> None:
+    from paracomp.atomic import atomic_dir
+    from paracomp.train.job import job_config, train_job
+    from paracomp.train.stacked import train_stack
+    from paracomp.train.tuning import write_json
+
+    points = {int(index): point for index, point in json.loads(args.points).items()}
+    base = json.loads(args.params)
+    configs = {
+        index: job_config(base, point, threads=args.threads, device=args.device)
+        for index, point in points.items()
+    }
+    tuning, runs, pairs = _tuning_set(args), Path(args.runs), Path(args.pairs)
+    if len(configs) > 1 and configs[min(configs)].pairs:
+        folders = {index: runs / str(index) for index in configs}
+        records = train_stack(configs, pairs, Path(args.out), folders, tuning=tuning)
+    else:  # one point, or not a pair objective: each point as `paracomp train` trains it
+        records = {i: train_job(c, pairs, runs / str(i), tuning=tuning) for i, c in configs.items()}
+    with atomic_dir(args.records) as tmp:
+        for index, record in records.items():
+            write_json(tmp / f"{index}.json", {**record, "point": points[index]})
+
+
+def _initial_rows(args: argparse.Namespace) -> None:
+    from paracomp.train.pretrained import write_initial_matrix
+
+    write_initial_matrix(Path(args.vocab), Path(args.embeddings), args.seed, Path(args.out))
+
+
+def _select(args: argparse.Namespace) -> None:
+    from paracomp.train.tuning import select_file
+
+    select_file([Path(p) for p in args.records], Path(args.out))
+
+
+def _tuning_report(args: argparse.Namespace) -> None:
+    from paracomp.atomic import atomic_path
+    from paracomp.cli import pairs
+    from paracomp.train.tuning import tuning_report
+
+    report = tuning_report({k: Path(v) for k, v in pairs(args.selected).items()})
+    with atomic_path(args.out) as tmp:
+        report.to_csv(tmp, index=False)
+
+
+def _tuning_arguments(p: argparse.ArgumentParser) -> None:
+    """The tuning set scoring a run, and the run's threads and device."""
+    p.add_argument("--tune-set", help="sentence-pair set parquet scoring the run")
+    p.add_argument("--tune-subset")
+    p.add_argument("--tune-split")
+    p.add_argument("--tokenizer", choices=["moses", "whitespace"], help="of the tuning set")
+    p.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="lowercase the tuning set",
+    )
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("train", help="train one configuration (resumes from its checkpoint)")
+    p.add_argument("--pairs", required=True, help="training pairs (or target–segment) parquet")
+    p.add_argument("--params", required=True, help="training parameters as JSON (with epochs)")
+    p.add_argument("--point", help="grid point as JSON, overriding --params")
+    p.add_argument("--selected", help="selection JSON whose point overrides --params")
+    p.add_argument("--out", required=True, help="run folder: checkpoint, curve, embeddings")
+    p.add_argument("--record", required=True, help="JSON record of the run")
+    p.add_argument(
+        "--init", help="initial word rows (embeddings parquet; pair objectives: pretrained vectors)"
+    )
+    p.add_argument("--constraints", help="constraint lists of sampler max_skip (parquet)")
+    _tuning_arguments(p)
+    p.set_defaults(func=_train)
+
+    p = sub.add_parser(
+        "train-stack",
+        help="train grid points side by side in one job (training.stack_grid; resumes)",
+    )
+    p.add_argument("--pairs", required=True, help="training pairs parquet")
+    p.add_argument("--params", required=True, help="training parameters as JSON (with epochs)")
+    p.add_argument("--points", required=True, help="grid points as JSON, index -> point")
+    p.add_argument("--runs", required=True, help="folder of the points' run folders <index>/")
+    p.add_argument("--out", required=True, help="the stack's folder: checkpoint, curve")
+    p.add_argument("--records", required=True, help="folder of the points' records <index>.json")
+    _tuning_arguments(p)
+    p.set_defaults(func=_train_stack)
+
+    p = sub.add_parser(
+        "initial-rows", help="initial word rows of a vocabulary from pretrained vectors"
+    )
+    p.add_argument("--vocab", required=True, help="vocabulary parquet (row i = token id i)")
+    p.add_argument("--embeddings", required=True, help="pretrained embeddings parquet")
+    p.add_argument("--seed", type=int, required=True, help="seed of the uniform(-1, 1) other rows")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_initial_rows)
+
+    p = sub.add_parser("select", help="pick the best tuning grid point")
+    p.add_argument("--records", nargs="+", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_select)
+
+    p = sub.add_parser("tuning-report", help="every tuning point and the selected one, as CSV")
+    p.add_argument("--selected", nargs="+", required=True, metavar="RUN=JSON")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_tuning_report)

@@ -1,0 +1,1 @@
+"""What training minimises: scores between composed segments, negative samplers, objectives."""

@@ -1,0 +1,16 @@
+"""What is trained: vocabularies and encoded segments, word tables and the composers that
+compose their rows into segment vectors."""
+
+LEARNED_COMPOSERS = frozenset(
+    {"sum_proj", "rnn", "gru", "bigru", "cnn3", "cnn3579"}
+    | {"lstm_avg", "lstm_gaussian"}  # Chen & Gimpel 2020 (models.gaussian)
+    | {"tree_rnn"}  # Wieting et al. 2015 (models.tree_rnn)
+)
+"""Composers with parameters of their own: a fact the workflow needs when it builds the DAG,
+without importing torch (tests check it against the registry)."""
+
+PROBABILISTIC_COMPOSERS = frozenset({"wlo", "lstm_gaussian"})
+"""Composers whose output rows are diagonal Gaussians ``[μ | log σ²]`` (models.gaussian)."""
+
+PRIOR_COMPOSERS = frozenset({"wlo"})
+"""Composers whose word operators take the KL-to-N(0, I) prior (losses.gaussian.wlo_prior)."""

@@ -1,0 +1,65 @@
+"""The papers whose tables paracomp regenerates, one package each.
+
+A paper's package holds everything specific to it: ``printed.yaml`` (the numbers printed in
+its tables, for the compare files only), ``layout.yaml`` where its table rows are evaluation
+subsets, ``config.schema.yaml`` (its block of the workflow config), its table builders,
+statistics, plots and, in ``cli.py``, its ``paracomp <paper> …`` commands. Generic stages never
+import a paper; adding a paper means adding its package, its rules file
+(``rules/papers/<paper>.smk``), its config block, its tests and its key to :data:`PAPERS`.
+This module imports no paper package (building the workflow's DAG reads it).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+
+import yaml
+
+from paracomp.errors import ConfigError
+from paracomp.tables.layout import GroupRef, LeafRef, parse_rows
+from paracomp.tables.printed import PrintedTable, parse_printed
+
+PAPERS = ("elgohary2016", "wieting2015", "wieting2017", "scheepers2018", "chen2020")
+"""Every paper, by key (the list of papers: the one generic place a new paper is named)."""
+
+
+def check_paper(paper: str) -> str:
+    if paper not in PAPERS:
+        raise ConfigError(f"unknown paper {paper!r}; known: {', '.join(PAPERS)}")
+    return paper
+
+
+def resource(paper: str, name: str) -> Traversable:
+    """A data file of a paper's package (``printed.yaml``, ``layout.yaml``, …)."""
+    return files(__name__).joinpath(check_paper(paper), name)
+
+
+def schema_path(paper: str) -> str:
+    """The file of the JSON schema of ``paper``'s config block."""
+    return str(resource(paper, "config.schema.yaml"))
+
+
+@cache
+def printed_tables(paper: str) -> dict[str, PrintedTable]:
+    """Every printed table of ``paper``, keyed ``table3`` etc."""
+    return parse_printed(paper, resource(paper, "printed.yaml").read_text())
+
+
+def printed_table(paper: str, table: str) -> PrintedTable:
+    tables = printed_tables(paper)
+    if table not in tables:
+        raise ConfigError(f"paper {paper!r} has no table {table!r}; it has {sorted(tables)}")
+    return tables[table]
+
+
+@cache
+def _layout(paper: str) -> dict:
+    found = resource(paper, "layout.yaml")
+    return yaml.safe_load(found.read_text()) if found.is_file() else {}
+
+
+def row_refs(paper: str, table: str) -> dict[str, LeafRef | GroupRef]:
+    """The evaluation subsets each row of ``paper``'s ``table`` is computed from."""
+    return parse_rows(_layout(paper), table)

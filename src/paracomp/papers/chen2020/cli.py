@@ -1,0 +1,196 @@
+"""``paracomp chen2020 …``: the training pairs, the sentences and scores, Tables 1–8."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+log = logging.getLogger("paracomp")
+
+
+def _pairs(items: list[str]) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in items)
+
+
+def _root(folder: str) -> Path:
+    from paracomp.data.fetch import verify_fetched
+
+    return Path(folder) / verify_fetched(Path(folder)).get("root", ".")
+
+
+def _bible(args: argparse.Namespace) -> None:
+    from paracomp import artefacts
+    from paracomp.papers.chen2020.corpus import paraphrase_pairs, read_kjv_web
+
+    verses = read_kjv_web(_root(args.kjv), _root(args.web))
+    table = paraphrase_pairs(verses, max_tokens=args.max_tokens, jobs=args.jobs)
+    log.info("%d of %d verse pairs kept", table.num_rows, len(verses))
+    inputs = [Path(args.kjv) / "MANIFEST.json", Path(args.web) / "MANIFEST.json"]
+    prov = artefacts.Provenance(
+        "kjv_web", "Debian sword-text-kjv, sword-text-web", artefacts.input_checksums(inputs),
+        {"max_tokens": args.max_tokens}, "KJV side 1, WEB side 2; Moses-tokenised, lowercased",
+    )  # fmt: skip
+    artefacts.write(table, Path(args.out), artefacts.SEGMENT_PAIRS, prov)
+
+
+def _paranmt(args: argparse.Namespace) -> None:
+    from paracomp import artefacts
+    from paracomp.data.fetch import verify_fetched
+    from paracomp.papers.chen2020.corpus import read_paranmt
+
+    folder = Path(args.input)
+    verify_fetched(folder)
+    table = read_paranmt(folder / "para-nmt-5m-processed.txt")
+    log.info("%d ParaNMT pairs", table.num_rows)
+    prov = artefacts.Provenance(
+        "paranmt_5m", "ParaNMT-50M 5M processed", artefacts.input_checksums([folder / "MANIFEST.json"]), {}
+    )  # fmt: skip
+    artefacts.write(table, Path(args.out), artefacts.SEGMENT_PAIRS, prov)
+
+
+def _subsets(args: argparse.Namespace) -> None:
+    from paracomp.papers.chen2020.corpus import write_subsets
+
+    write_subsets(Path(args.input), json.loads(args.params), Path(args.out), Path(args.tuning))
+
+
+def _sentences(args: argparse.Namespace) -> None:
+    from paracomp.atomic import atomic_path
+    from paracomp.papers.chen2020.sentences import build_sentences
+
+    for folder in filter(None, (args.news, args.ko, args.snli)):
+        _root(folder)  # verify the fetched folder
+    table, sources = build_sentences(
+        Path(args.news) if args.news else None,
+        Path(args.ko) if args.ko else None,
+        Path(args.snli) if args.snli else None,
+        tokenizer=args.tokenizer,
+        lowercase=args.lowercase,
+        news_train=args.news_train,
+        unavailable=_pairs(args.unavailable),
+    )
+    out = Path(args.out)
+    with atomic_path(out) as tmp:
+        table.to_parquet(tmp, index=False)
+    sources.write(out.with_suffix(".json"))
+    log.info("sentences: %s; missing: %s", sources.present, sorted(sources.missing))
+
+
+def _scores(args: argparse.Namespace) -> None:
+    import pandas as pd
+    import torch
+
+    from paracomp.papers.chen2020.scores import score_model
+
+    torch.set_num_threads(args.threads)
+    scores = score_model(
+        args.kind,
+        pd.read_parquet(args.sentences),
+        run=Path(args.run) if args.run else None,
+        pairs=Path(args.pairs) if args.pairs else None,
+        vectors=Path(args.vectors) if args.vectors else None,
+        sts=Path(args.sts) if args.sts else None,
+        sts_args=("stsb", "test", args.tokenizer, args.lowercase),
+    )
+    scores.write(Path(args.out))
+
+
+def _table(args: argparse.Namespace) -> None:
+    from paracomp.papers.chen2020.tables import write_score_table
+
+    scores = {k: Path(v) for k, v in _pairs(args.scores).items()}
+    setting = json.loads(args.setting)
+    write_score_table(args.table, Path(args.sentences), scores, setting, Path(args.out))
+
+
+def _words(args: argparse.Namespace) -> None:
+    from paracomp.papers.chen2020.examples import write_table5
+
+    write_table5(
+        Path(args.run), Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out)
+    )
+
+
+def _sentence_lists(args: argparse.Namespace) -> None:
+    from paracomp.papers.chen2020.examples import write_table6
+
+    runs = {k: Path(v) for k, v in _pairs(args.runs).items()}
+    write_table6(runs, Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out))
+
+
+def _tokenizer_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("chen2020", help="Chen & Gimpel 2020: data, scores, tables")
+    cmds = parser.add_subparsers(dest="chen2020_command", required=True)
+
+    p = cmds.add_parser("bible-pairs", help="English-English KJV-WEB verse pairs")
+    p.add_argument("--kjv", required=True, help="fetched sword-text-kjv package folder")
+    p.add_argument("--web", required=True, help="fetched sword-text-web package folder")
+    p.add_argument("--max-tokens", type=int, default=80)
+    p.add_argument("--jobs", type=int, default=1)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_bible)
+
+    p = cmds.add_parser("paranmt-pairs", help="ParaNMT-50M's 5M processed pairs as an artefact")
+    p.add_argument("--input", required=True, help="fetched paranmt-5m folder")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_paranmt)
+
+    p = cmds.add_parser("subsets", help="the training and tuning subsets of the corpus")
+    p.add_argument("--input", required=True)
+    p.add_argument("--params", required=True, help="max_tokens, train_pairs, tuning_pairs, seed")
+    p.add_argument("--out", required=True)
+    p.add_argument("--tuning", required=True)
+    p.set_defaults(func=_subsets)
+
+    p = cmds.add_parser("sentences", help="the specificity and SNLI sentences, tokenised")
+    p.add_argument("--news", help="fetched specificity-news-speciteller folder")
+    p.add_argument("--ko", help="fetched specificity-ko2019 folder")
+    p.add_argument("--snli", help="fetched snli folder")
+    p.add_argument("--unavailable", nargs="*", default=[], metavar="DATASET=REASON")
+    p.add_argument("--news-train", default="without-test", choices=["without-test", "all"])
+    _tokenizer_args(p)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_sentences)
+
+    p = cmds.add_parser("scores", help="every sentence's specificity under one model")
+    p.add_argument("--kind", required=True)
+    p.add_argument("--sentences", required=True)
+    p.add_argument("--run", help="run folder (kinds run, run_sum)")
+    p.add_argument("--pairs", help="training pairs (word frequencies)")
+    p.add_argument("--vectors", help="embeddings artefact (vectors_sum, vectors_avg)")
+    p.add_argument("--sts", help="STS Benchmark set artefact (runs: Table 8)")
+    _tokenizer_args(p)
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_scores)
+
+    p = cmds.add_parser("table", help="Table 1, 2, 3, 4, 7 or 8 from the scores")
+    p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7", "table8"])
+    p.add_argument("--sentences", required=True)
+    p.add_argument("--scores", nargs="*", default=[], metavar="MODEL=PARQUET")
+    p.add_argument("--setting", required=True, help="the training setting as JSON (notes)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_table)
+
+    p = cmds.add_parser("word-lists", help="Table 5: a WLO run's top-k word lists")
+    p.add_argument("--run", required=True)
+    p.add_argument("--pairs", required=True)
+    p.add_argument("--params", required=True, help="min_count, k, quantile")
+    p.add_argument("--corpus", required=True, help="the training corpus, for the notes")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_words)
+
+    p = cmds.add_parser("sentence-lists", help="Table 6: most specific and general sentences")
+    p.add_argument("--runs", nargs=2, required=True, metavar="MODEL=RUN", help="wordsum=, wlo=")
+    p.add_argument("--pairs", required=True)
+    p.add_argument("--params", required=True, help="sentences, lengths, k, seed")
+    p.add_argument("--corpus", required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_sentence_lists)

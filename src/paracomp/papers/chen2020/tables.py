@@ -1,0 +1,399 @@
+"""chen2020's score tables (1, 2, 3, 4, 7, 8) from the sentence table and each model's scores.
+
+Rows are models (baselines, prior work, pretrained encoders, the trained runs), columns the
+evaluation sets. A row whose model is not obtainable here (prior supervised systems, InferSent,
+Skip-thought, BERT, ELMo) stays empty with :data:`UNAVAILABLE`'s reason; a cell whose data no
+source provides stays empty with the reason the sentence sources record. Every cell's ``data``
+says what it was computed on; the markdown says how the models were trained (the setting).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from paracomp.papers import printed_table
+from paracomp.papers.chen2020.scores import ModelScores
+from paracomp.papers.chen2020.sentences import DOMAINS, SentenceSources
+from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
+from paracomp.papers.chen2020.specificity import (
+    BinaryResult,
+    length_normalised,
+    news_protocol,
+    spearman,
+)
+from paracomp.tables.build import Cell, compare_table, wide_table
+from paracomp.tables.printed import PrintedTable
+from paracomp.tables.write import write_outputs
+
+NOT_OBTAINABLE = "no such model is obtainable here (no registry or mirror copy)"
+UNAVAILABLE = {
+    "li_nenkova2015": f"Speciteller (Li & Nenkova 2015), supervised on labelled news: {NOT_OBTAINABLE}",
+    "ko2019": f"Ko et al. (2019), supervised domain adaptation: {NOT_OBTAINABLE}",
+    "infersent": f"InferSent: {NOT_OBTAINABLE}",
+    "skipthought": f"Skip-thought: {NOT_OBTAINABLE}",
+    "bert": f"BERT: {NOT_OBTAINABLE}",
+    "elmo": f"ELMo: {NOT_OBTAINABLE}",
+    "elmo_sum": f"ELMo SUM: {NOT_OBTAINABLE}",
+    "elmo_avg": f"ELMo AVG: {NOT_OBTAINABLE}",
+}
+ROW_MODEL = {"glove": "glove_sum"}
+"""Table 4's GloVe row: SUM (AVG ranks equal-length pairs alike)."""
+PROBABILISTIC_SCORE = "−entropy of the sentence Gaussian"
+DETERMINISTIC_SCORE = "norm of the sentence vector"
+
+
+class Data:
+    """The sentence table, its sources and the models' scores."""
+
+    def __init__(self, sentences: Path, scores: Mapping[str, Path]):
+        self.sentences = pd.read_parquet(sentences)
+        self.sources = SentenceSources.read(Path(sentences).with_suffix(".json"))
+        self.scores = {model: ModelScores.read(path) for model, path in scores.items()}
+
+    def has(self, name: str) -> bool:
+        return name in self.sources.present
+
+    def labels(self, name: str) -> np.ndarray:
+        rows = self.sentences[self.sentences["set"] == name].sort_values("index")
+        return rows["label"].to_numpy(dtype=np.float64)
+
+    def column(self, name: str, key: str) -> np.ndarray:
+        rows = self.sentences[self.sentences["set"] == name].sort_values("index")
+        return rows[key].to_numpy()
+
+    def lengths(self, name: str) -> np.ndarray:
+        return np.array([len(t.split()) for t in self.column(name, "tokens")], dtype=np.int64)
+
+    def missing(self, *names: str) -> str:
+        """Why one of the sets ``names`` is absent ('' if all are present)."""
+        return next((self.sources.reason(n) for n in names if not self.has(n)), "")
+
+    def news(self, model: str) -> BinaryResult:
+        scores = self.scores[model]
+        return news_protocol(
+            scores.of("news_train"),
+            self.labels("news_train"),
+            scores.of("news_test"),
+            self.labels("news_test"),
+        )
+
+
+def _score_kind(scores: ModelScores) -> str:
+    return PROBABILISTIC_SCORE if scores.meta.get("probabilistic") else DETERMINISTIC_SCORE
+
+
+def _row_note(data: Data, model: str) -> str:
+    meta = data.scores[model].meta
+    oov = meta.get("oov", {})
+    unknown = ", ".join(f"{k} {100 * v:.1f}%" for k, v in oov.items() if not k.startswith("snli"))
+    parts = {
+        "majority": "a constant score: the threshold predicts the tuning set's majority class",
+        "length": "tokens (the evaluation tokeniser)",
+        "wordfreq_sum": "sum of frequency ranks in our training pairs (both sides; unseen last)",
+        "wordfreq_avg": "mean of frequency ranks in our training pairs (both sides; unseen last)",
+    }
+    if model in parts:
+        text = parts[model]
+    elif meta.get("kind") == "run_sum":
+        text = f"WORDAVG's word rows composed by sum; score: {_score_kind(data.scores[model])}"
+    elif meta.get("kind") == "run":
+        text = f"composer {meta.get('composer')}; score: {_score_kind(data.scores[model])}"
+    else:
+        text = f"pretrained vectors; score: {_score_kind(data.scores[model])}"
+    return f"{text}; unknown tokens: {unknown}" if unknown else text
+
+
+def _cells(
+    printed: PrintedTable,
+    data: Data,
+    compute: Callable[[str, str], Cell],
+    models: Mapping[str, str] | None = None,
+) -> dict[tuple[str, str], Cell]:
+    """Every cell: rows of :data:`UNAVAILABLE` empty with their reason, rows without scores
+    empty with 'not configured', the others from ``compute(row, column)``."""
+    models = dict(models or {})
+    cells = {}
+    for row in printed.rows:
+        model = models.get(row, ROW_MODEL.get(row, row))
+        for column in printed.columns:
+            if row in UNAVAILABLE:
+                cells[row, column] = Cell(None, "", UNAVAILABLE[row])
+            elif model not in data.scores:
+                cells[row, column] = Cell(None, "", f"model {model!r} is not configured")
+            else:
+                cells[row, column] = compute(row, column)
+    return cells
+
+
+def _finite(value: float) -> float | None:
+    return None if value is None or not math.isfinite(value) else value
+
+
+def table1(data: Data) -> dict[tuple[str, str], Cell]:
+    sets = {"news": "news_test", **{d: d for d in DOMAINS}}
+    cells = {}
+    for column, name in sets.items():
+        if not data.has(name):
+            cells["instances", column] = Cell(None, "", data.missing(name))
+            continue
+        note = ""
+        if column == "news":
+            note = (
+                "Speciteller's released News test set (louisdata) has 885 sentences; the "
+                "paper's 900 is rounded or another release (majority 54.6% fits both)"
+            )
+        else:
+            note = f"Ko et al.'s {name}s.txt, every line"
+        cells["instances", column] = Cell(float(len(data.labels(name))), note)
+    return cells
+
+
+def table2(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    def compute(row: str, column: str) -> Cell:
+        model = row
+        if column == "news":
+            why = data.missing("news_train", "news_test")
+            if why:
+                return Cell(None, "", why)
+            result = data.news(model)
+            return Cell(
+                result.accuracy,
+                f"{result.n} News test sentences; threshold {result.threshold:.4g} tuned on "
+                f"{len(data.labels('news_train'))} news training sentences; F1(specific) "
+                f"{result.f1_specific:.1f}; {_row_note(data, model)}",
+            )
+        if data.missing(column):
+            return Cell(None, "", data.missing(column))
+        if row == "majority":
+            return Cell(None, "", "a constant score has no rank correlation (the paper: -)")
+        value = _finite(spearman(data.scores[model].of(column), data.labels(column)))
+        n = len(data.labels(column))
+        return Cell(
+            value,
+            f"{n} sentences; {_row_note(data, model)}",
+            "" if value is not None else "correlation undefined",
+        )
+
+    return _cells(printed, data, compute)
+
+
+def table3(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    def compute(row: str, column: str) -> Cell:
+        why = data.missing("news_train", "news_test")
+        if why:
+            return Cell(None, "", why)
+        if column == "full":
+            result = data.news(row)
+            return Cell(result.accuracy, f"{result.n} News test sentences (Table 2's News)")
+        scores = np.concatenate([data.scores[row].of(n) for n in ("news_train", "news_test")])
+        labels = np.concatenate([data.labels(n) for n in ("news_train", "news_test")])
+        lengths = np.concatenate([data.lengths(n) for n in ("news_train", "news_test")])
+        result = length_normalised(scores, labels, lengths)
+        value = result.majority if row == "majority" else result.accuracy
+        what = "the majority class's share of the pool" if row == "majority" else "accuracy"
+        return Cell(
+            _finite(value),
+            f"{what} over a pool of {result.pool} sentences (paper: 3,582) from News training "
+            f"and test, lengths {min(result.lengths, default=0)}-{max(result.lengths, default=0)}",
+        )
+
+    return _cells(printed, data, compute)
+
+
+def table4(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    def compute(row: str, column: str) -> Cell:
+        why = data.missing("snli_premise", "snli_hypothesis")
+        if why:
+            return Cell(None, "", why)
+        model = ROW_MODEL.get(row, row)
+        gold = data.column("snli_premise", "gold")
+        pairs = [_Pair(label) for label in gold]
+        scores = data.scores[model]
+        table = direction_table(pairs, scores.of("snli_premise"), scores.of("snli_hypothesis"))
+        found = table[column]
+        return Cell(
+            _finite(found.percent),
+            f"{found.less_specific}/{found.pairs} equal-length test pairs (paper: "
+            f"{PAPER_COUNTS[column]}); {_row_note(data, model)}",
+        )
+
+    return _cells(printed, data, compute, ROW_MODEL)
+
+
+class _Pair:
+    """What :func:`direction_table` reads of a pair: its label."""
+
+    def __init__(self, label: str):
+        self.label = label
+
+
+def table7(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    models = {"with_prior": "wlo", "without_prior": "wlo_noprior"}
+    cells = {}
+    for column in printed.columns:
+        which, metric = column.rsplit("_", 1)
+        model = models[which]
+        why = data.missing("news_train", "news_test")
+        if model not in data.scores:
+            cells["wlo", column] = Cell(None, "", f"model {model!r} is not configured")
+        elif why:
+            cells["wlo", column] = Cell(None, "", why)
+        else:
+            result = data.news(model)
+            value = result.accuracy if metric == "acc" else result.f1_specific
+            cells["wlo", column] = Cell(
+                value,
+                f"run {model}; {result.n} News test sentences; F1 of the class specific "
+                f"(macro F1 {result.f1_macro:.1f})",
+            )
+    return cells
+
+
+def table8(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    def compute(row: str, column: str) -> Cell:
+        sts = data.scores[row].meta.get("sts")
+        if not sts:
+            return Cell(None, "", "no source provides the STS Benchmark")
+        if sts.get("pearson") is None:
+            return Cell(None, "", sts.get("reason", "correlation undefined"))
+        vectors = "[μ ; σ²]" if data.scores[row].meta.get("probabilistic") else "the vectors"
+        return Cell(
+            sts["pearson"] * 100.0,
+            f"{sts['n']} STS-B {sts['split']} pairs ({sts['n_oov']} with unknown words); "
+            f"cosine of {vectors}",
+        )
+
+    return _cells(printed, data, compute)
+
+
+BUILDERS = {
+    "table1": lambda data, printed: table1(data),
+    "table2": table2,
+    "table3": table3,
+    "table4": table4,
+    "table7": table7,
+    "table8": table8,
+}
+
+
+def setting_lines(setting: Mapping[str, Any]) -> list[str]:
+    """The training setting, for every table's markdown."""
+    runs = setting.get("runs", {})
+    lines = [
+        f"Training data: {setting['corpus']}"
+        + (
+            f", pairs of at most {setting['max_tokens']} tokens a side"
+            if setting.get("max_tokens")
+            else ""
+        )
+        + (
+            f", a seeded subset of {setting['train_pairs']:,} pairs"
+            if setting.get("train_pairs")
+            else ""
+        )
+        + f"; {setting['epochs']} epochs (the paper: ParaNMT-50M's 5M processed pairs, epochs not stated).",
+        f"Tuning: each run's grid point by Pearson r on {setting['tuning']['set']} "
+        f"{setting['tuning']['subset']} {setting['tuning']['split']} after "
+        f"{setting['tuning']['epochs']} epoch(s) on the tuning subset; grids {setting['grids']}.",
+        f"News threshold tuned on Ko et al.'s labelled news sentences ({setting['news_train']}); "
+        f"GloVe rows: {setting['vectors']}.",
+    ]
+    for run, spec in runs.items():
+        shown = {k: v for k, v in spec.items() if k not in ("data", "objective")}
+        lines.append(f"- run `{run}`: {shown}")
+    if setting.get("note"):
+        lines.append(setting["note"])
+    return lines
+
+
+TRAINED = ("wordavg", "wordsum", "lstm_avg", "lstm_gaussian", "wlo")
+
+
+def row_notes(setting: Mapping[str, Any]) -> dict[str, str]:
+    """How each row's setting differs from the paper's (the compare files' notes)."""
+    limit = (
+        f", pairs of at most {setting['max_tokens']} tokens" if setting.get("max_tokens") else ""
+    )
+    subset = f", {setting['train_pairs']:,} of them" if setting.get("train_pairs") else ""
+    trained = f"trained on {setting['corpus']}{limit}{subset}, {setting['epochs']} epochs"
+    notes = dict.fromkeys(TRAINED, trained)
+    notes.update(
+        {
+            "wordfreq_sum": f"frequencies from the training pairs: {setting['corpus']}",
+            "wordfreq_avg": f"frequencies from the training pairs: {setting['corpus']}",
+            "glove_sum": f"{setting['vectors']} (the paper's GloVe version is not stated)",
+            "glove_avg": f"{setting['vectors']} (the paper's GloVe version is not stated)",
+            "glove": f"{setting['vectors']} SUM (AVG ranks equal-length pairs alike)",
+            "length": "the paper's Twitter/Yelp/Movie cells are copied from Ko et al. (2019)",
+        }
+    )
+    return notes
+
+
+def render(
+    printed: PrintedTable,
+    cells: dict[tuple[str, str], Cell],
+    setting: Mapping[str, Any],
+    extra: list[str] | None = None,
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The wide table, its compare file (each computed cell noted with its row's setting)
+    and markdown."""
+    wide = wide_table(printed, cells)
+    compare = compare_table(printed, cells, {})
+    notes = compare["row"].map(row_notes(setting)).fillna("")
+    computed = compare["ours"].notna() & notes.astype(bool)
+    joined = notes + compare["note"].map(lambda n: f"; {n}" if n else "")
+    compare["note"] = joined.where(computed, compare["note"])
+    header = "| " + " | ".join(wide.columns) + " |"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
+    numeric = compare.dropna(subset=["delta"])
+    mad = float(np.abs(numeric["delta"]).mean()) if len(numeric) else float("nan")
+    lines = [
+        f"# {printed.paper} {printed.key}",
+        "",
+        printed.caption,
+        "",
+        header,
+        "|" + "---|" * len(wide.columns),
+        *body,
+        "",
+        f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; mean |ours - "
+        f"paper| over {len(numeric)} comparable cells: {mad:.3f}.",
+        "",
+        *setting_lines(setting),
+        *(extra or []),
+    ]
+    empty = compare[compare["ours"].isna() & compare["note"].astype(bool)]
+    if len(empty):
+        lines += ["", "Empty cells:"]
+        reasons: dict[str, list[str]] = {}
+        for r in empty.itertuples():
+            reasons.setdefault(r.note, []).append(f"{r.row}/{r.column}")
+        lines += [f"- {', '.join(where)}: {why}" for why, where in reasons.items()]
+    return wide, compare, "\n".join(lines) + "\n"
+
+
+def write_score_table(
+    table: str,
+    sentences: Path,
+    scores: Mapping[str, Path],
+    setting: Mapping[str, Any],
+    out: Path,
+) -> None:
+    """Build ``table`` (one of :data:`BUILDERS`) and write its three files."""
+    printed = printed_table("chen2020", table)
+    data = Data(sentences, scores)
+    cells = BUILDERS[table](data, printed)
+    extra = []
+    if table == "table4" and data.sources.facts.get("snli_equal_length"):
+        counts = data.sources.facts["snli_equal_length"]
+        extra.append(f"Equal-length SNLI test pairs: {counts} (paper: {PAPER_COUNTS}).")
+    if data.sources.facts.get("news_train"):
+        extra.append(f"News training sentences: {data.sources.facts['news_train']}.")
+    write_outputs(out, *render(printed, cells, setting, extra))

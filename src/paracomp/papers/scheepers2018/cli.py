@@ -1,0 +1,97 @@
+"""``paracomp scheepers2018 …``: the lemma–definition data, CompVec runs, evaluation, Table 1."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+log = logging.getLogger("paracomp")
+
+
+def _pairs(items: list[str]) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in items)
+
+
+def _data(args: argparse.Namespace) -> None:
+    import warnings
+
+    from paracomp.data.fetch import verify_fetched
+    from paracomp.papers.scheepers2018.dataset import prepare
+    from paracomp.wordnet.install import wordnet_reader
+
+    if args.released:
+        verify_fetched(args.released)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # no multilingual WordNet: expected
+        reader = wordnet_reader(args.wordnet)
+    sizes = prepare(
+        args.split,
+        reader,
+        args.out,
+        released=args.released,
+        seed=args.seed,
+        test_fraction=args.test_fraction,
+    )
+    log.info("%s split: %s", args.split, sizes)
+
+
+def _evaluate(args: argparse.Namespace) -> None:
+    import torch
+
+    from paracomp.papers.scheepers2018.evaluate import evaluate_run
+
+    torch.set_num_threads(args.threads)
+    evaluate_run(
+        run_dir=Path(args.run),
+        data_dir=Path(args.data),
+        pretrained=Path(args.pretrained),
+        sets={k: Path(v) for k, v in _pairs(args.set).items()},
+        unavailable=_pairs(args.unavailable),
+        candidates=args.candidates,
+        out=Path(args.out),
+    )
+
+
+def _table(args: argparse.Namespace) -> None:
+    from paracomp.papers.scheepers2018.table1 import write_table1
+
+    roots = {k: Path(v) for k, v in _pairs(args.runs).items()}
+    write_table1(json.loads(args.columns), roots, args.compositions, args.method, Path(args.out))
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    """Register ``scheepers2018`` and its steps."""
+    parent = sub.add_parser(
+        "scheepers2018", help="Scheepers et al. 2018: WordNet definitions and CompVec runs"
+    )
+    steps = parent.add_subparsers(dest="step", required=True)
+
+    p = steps.add_parser("data", help="train/test pairs, vocabulary and targets of a split")
+    p.add_argument("split", choices=["released", "grouped"])
+    p.add_argument("--wordnet", required=True, help="NLTK data folder with WordNet 3.0")
+    p.add_argument("--released", help="compvec-wordnet folder (released split)")
+    p.add_argument("--seed", type=int, required=True)
+    p.add_argument("--test-fraction", type=float, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_data)
+
+    p = steps.add_parser("evaluate", help="every Table 1 measure of a run")
+    p.add_argument("--run", required=True)
+    p.add_argument("--data", required=True, help="the split's dataset folder")
+    p.add_argument("--pretrained", required=True, help="original vectors (SentEval fallback)")
+    p.add_argument("--set", nargs="*", default=[], metavar="SET=PARQUET")
+    p.add_argument("--unavailable", nargs="*", default=[], metavar="SET=REASON")
+    p.add_argument("--candidates", required=True, choices=["all", "test"])
+    p.add_argument("--threads", type=int, default=1)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_evaluate)
+
+    p = steps.add_parser("table", help="Table 1, its compare file and the candidate-set check")
+    p.add_argument("--columns", required=True, help="the table's columns from config, as JSON")
+    p.add_argument("--runs", nargs="*", default=[], metavar="GROUP=DIR")
+    p.add_argument("--compositions", nargs="*", default=[], help="the rows' compositions run")
+    p.add_argument("--method", default="", help="how the cells were computed, for the markdown")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_table)

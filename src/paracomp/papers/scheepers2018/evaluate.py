@@ -1,0 +1,184 @@
+"""Every measure of Scheepers et al. (2018) Table 1 for one CompVec run.
+
+- ``mrr``: CompVecEval on the test split's distinct definitions; candidates are the target
+  lemmas (``all``, the paper's 33,186) or the test lemmas (``test``, the final code's), both
+  passed through the run's composition function as one-token segments, never padded (the word
+  vectors themselves for the algebraic functions, ``max`` included). Both are computed and
+  recorded; ``candidates`` picks the one the table shows.
+- ``sts14``/``sts15``: Pearson of the cosine per subset, size-weighted mean (SentEval's
+  ``wmean``), whitespace tokens lowercased as SentEval's loader and the CompVec batcher.
+- ``sick_e``/``sick_r``: SentEval-style classifiers on ``[|u−v|, u∗v]``
+  (:mod:`paracomp.eval.senteval`).
+- ``simlex``/``simverb``/``ws353``: Spearman of the cosine of the word matrix rows, pairs with
+  both words in the vocabulary only (no fallback), as the authors' code.
+
+Values are fractions (MRR ÷ 100), as the other evaluation outputs; tables scale them.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from paracomp import artefacts
+from paracomp.atomic import atomic_path
+from paracomp.data.parsers import missing_subsets
+from paracomp.eval.composed import ComposedEncoder
+from paracomp.eval.encode import AveragedEmbeddings
+from paracomp.eval.senteval import evaluate_sick
+from paracomp.eval.sts import predict_pairs, subset_metrics
+from paracomp.eval.wordsim import evaluate_wordsim
+from paracomp.papers.scheepers2018.compvec_eval import compvec_both, group_queries
+from paracomp.papers.scheepers2018.dataset import DefinitionData
+from paracomp.train.targets import DefinitionModel, EncodedDefinitions, load_model
+
+log = logging.getLogger(__name__)
+
+MEASURE_SETS = {
+    "sts14": "sts2014",
+    "sts15": "sts2015",
+    "sick_e": "sick2014",
+    "sick_r": "sick2014",
+    "simlex": "simlex999",
+    "simverb": "simverb3500",
+    "ws353": "ws353-all",
+}
+"""The evaluation set each measure reads (CompVecEval reads the dataset folder)."""
+CANDIDATES = ("all", "test")
+TOKENIZER = "whitespace"
+
+
+def _cell(value: float | None, data: str = "", reason: str = "") -> dict[str, Any]:
+    return {"value": value, "data": data, "reason": reason}
+
+
+def compvec_measure(
+    model: DefinitionModel, data: DefinitionData, max_length: int
+) -> dict[str, dict[str, Any]]:
+    """CompVecEval under both candidate sets."""
+    lemmas = data.test.column("lemma").to_pylist()
+    definitions, relevant = group_queries(lemmas, data.test.column("definition").to_pylist())
+    index = {word: i for i, word in enumerate(data.vocabulary)}
+    encoded = EncodedDefinitions.build(definitions, [], index, max_length)
+    test_names = sorted({lemma for group in relevant for lemma in group})
+    with torch.no_grad():
+        composed = model.compose(*encoded.take(torch.arange(len(encoded)))).numpy()
+        targets = model.lemma_vectors(torch.tensor([index[t] for t in data.targets])).numpy()
+        tests = model.lemma_vectors(torch.tensor([index[t] for t in test_names])).numpy()
+    results = compvec_both(composed, relevant, data.targets, targets, tests)
+    return {
+        name: {
+            "mrr": r.mrr / 100,
+            "mnr": r.mnr / 100,
+            "map": r.map / 100,
+            "p_at_10": r.p_at_10 / 100,
+            "queries": len(definitions),
+            "candidates": r.candidates,
+        }
+        for name, r in results.items()
+    }
+
+
+def _sts(path: Path, encoder: ComposedEncoder) -> dict[str, Any]:
+    table = artefacts.read(path, artefacts.SENTENCE_PAIRS)
+    frame = table.to_pandas()
+    source = artefacts.provenance(path).get("source", "")
+    metrics = subset_metrics(predict_pairs(frame, encoder, TOKENIZER, True, "skip"))
+    n = metrics["n"].to_numpy()
+    wmean = float(np.sum(metrics["pearson"] * n) / n.sum())
+    missing = missing_subsets(str(frame["dataset"].iloc[0]), table, source)
+    subsets = ", ".join(f"{r.subset} {r.n}" for r in metrics.itertuples())
+    data = f"{path.stem} ({source}): wmean Pearson over {len(metrics)} subsets ({subsets} pairs)"
+    if missing:
+        data += f"; missing {', '.join(missing)}"
+    return {
+        **_cell(wmean, data),
+        "subsets": {
+            r.subset: {"n": int(r.n), "pearson": float(r.pearson)} for r in metrics.itertuples()
+        },
+    }
+
+
+def _wordsim(path: Path, words: list[str], matrix: np.ndarray) -> dict[str, Any]:
+    encoder = AveragedEmbeddings(words, matrix, "skip")
+    frame = artefacts.read(path, artefacts.WORD_PAIRS).to_pandas()
+    result = evaluate_wordsim(frame, encoder, True, "skip")
+    data = f"{path.stem}: {result['n']} of {result['n_total']} pairs in the vocabulary"
+    return _cell(result["spearman"], data) | {"n": result["n"], "n_total": result["n_total"]}
+
+
+def _sick(path: Path, encoder: ComposedEncoder) -> dict[str, dict[str, Any]]:
+    frame = artefacts.read(path, artefacts.SENTENCE_PAIRS).to_pandas()
+    entail, relate = evaluate_sick(frame, encoder, TOKENIZER, True)
+    sizes = f"{entail.n_train}/{entail.n_trial}/{entail.n_test} train/trial/test pairs"
+    return {
+        "sick_e": _cell(
+            entail.accuracy / 100,
+            f"SICK test accuracy, logistic regression on [|u-v|, u*v], C={entail.c} chosen on "
+            f"trial ({entail.trial_accuracy:.1f}); {sizes}",
+        ),
+        "sick_r": _cell(
+            relate.pearson / 100,
+            f"SICK test Pearson of the expected score, softmax regression (Tai et al. targets, "
+            f"{relate.epochs} epochs, trial r {relate.trial_pearson:.1f}); {sizes}",
+        ),
+    }
+
+
+def evaluate_run(
+    run_dir: Path,
+    data_dir: Path,
+    pretrained: Path,
+    sets: Mapping[str, Path],
+    unavailable: Mapping[str, str],
+    candidates: str,
+    out: Path,
+    max_length: int = 32,
+) -> dict[str, Any]:
+    """Evaluate a run folder on every measure and write the JSON ``out``."""
+    if candidates not in CANDIDATES:
+        raise ValueError(f"candidates must be one of {CANDIDATES}, not {candidates!r}")
+    start = time.perf_counter()
+    model, vocabulary = load_model(run_dir)
+    data = DefinitionData.load(data_dir)
+    matrix = model.weight.detach().numpy()
+    compvec = compvec_measure(model, data, max_length)
+    chosen = compvec[candidates]
+    measures: dict[str, dict[str, Any]] = {
+        "mrr": _cell(
+            chosen["mrr"],
+            f"CompVecEval on {chosen['queries']} test definitions against {chosen['candidates']} "
+            f"{candidates} lemmas (MRR {compvec['all']['mrr'] * 100:.1f} with all, "
+            f"{compvec['test']['mrr'] * 100:.1f} with test candidates)",
+        )
+    }
+    pretrained_words, pretrained_matrix = artefacts.read_embeddings(pretrained)
+    encoder = ComposedEncoder(
+        model.composer, vocabulary, matrix, pretrained_words, pretrained_matrix, max_length
+    )
+    for measure, name in MEASURE_SETS.items():
+        if name not in sets:
+            measures[measure] = _cell(None, reason=unavailable.get(name, f"{name} not configured"))
+        elif measure in ("sts14", "sts15"):
+            measures[measure] = _sts(sets[name], encoder)
+        elif measure in ("simlex", "simverb", "ws353"):
+            measures[measure] = _wordsim(sets[name], vocabulary[2:], matrix[2:])
+    if "sick2014" in sets:
+        measures.update(_sick(sets["sick2014"], encoder))
+    result = {
+        "run": str(run_dir),
+        "candidates": candidates,
+        "measures": measures,
+        "compvec": compvec,
+    }
+    with atomic_path(out) as tmp:
+        tmp.write_text(json.dumps(result, indent=2))
+    log.info("evaluated %s in %.1fs", run_dir, time.perf_counter() - start)
+    return result

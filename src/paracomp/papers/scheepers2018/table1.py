@@ -1,0 +1,152 @@
+"""scheepers2018 Table 1 from the scores of its CompVec runs, and the candidate-set check.
+
+A printed row ``<measure>/<composition>`` (e.g. ``sts14/gru``) and an embeddings group of
+columns (``glove``: ``glove_original``, ``glove_compvec``, ``glove_delta``) name two runs,
+``<root>/<composition>/original/scores.json`` and ``…/compvec/scores.json``; the delta is
+computed from the unrounded scores, as the paper's.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from paracomp.atomic import atomic_path
+from paracomp.papers import printed_table
+from paracomp.tables.build import Cell, compare_table, markdown, wide_table
+from paracomp.tables.write import write_outputs
+
+VARIANTS = ("original", "compvec")
+CANDIDATE_COLUMNS = [
+    "embeddings",
+    "composition",
+    "variant",
+    "mrr_all",
+    "mrr_test",
+    "paper",
+    "closer",
+]
+
+
+def row_keys(paper: str = "scheepers2018", table: str = "table1") -> list[tuple[str, str]]:
+    """(measure, composition) of every printed row."""
+    return [tuple(row.split("/", 1)) for row in printed_table(paper, table).rows]  # type: ignore[misc]
+
+
+def _scores(root: Path, composition: str, variant: str) -> dict[str, Any]:
+    return json.loads((root / composition / variant / "scores.json").read_text())
+
+
+def _cell(scores: dict[str, Any], measure: str, scale: float) -> Cell:
+    entry = scores["measures"][measure]
+    value = entry["value"]
+    return Cell(None if value is None else value * scale, entry["data"], entry["reason"])
+
+
+def build_table1(
+    columns: Mapping[str, Mapping[str, Any]],
+    roots: Mapping[str, Path],
+    compositions: Collection[str],
+    method: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, str, pd.DataFrame]:
+    """Table, compare file, markdown and the candidate-set comparison.
+
+    ``columns`` is the config's embeddings groups (``embeddings`` or ``reason``, ``note``);
+    ``roots`` the runs folder of each computed group; ``compositions`` the rows' compositions
+    that were run.
+    """
+    printed = printed_table("scheepers2018", "table1")
+    cells: dict[tuple[str, str], Cell] = {}
+    expanded: dict[str, dict[str, Any]] = {}
+    candidates = []
+    for group, spec in columns.items():
+        for suffix in (*VARIANTS, "delta"):
+            expanded[f"{group}_{suffix}"] = {**spec, "variant": suffix}
+        for measure, composition in row_keys():
+            row = f"{measure}/{composition}"
+            if group not in roots or composition not in compositions:
+                reason = spec.get("reason", "column not configured")
+                if group in roots:
+                    reason = f"composition {composition!r} is not configured (compvec.composers)"
+                for suffix in (*VARIANTS, "delta"):
+                    cells[row, f"{group}_{suffix}"] = Cell(None, "", reason)
+                continue
+            runs = {v: _scores(roots[group], composition, v) for v in VARIANTS}
+            pair = [_cell(runs[v], measure, printed.scale) for v in VARIANTS]
+            for variant, cell in zip(VARIANTS, pair, strict=True):
+                cells[row, f"{group}_{variant}"] = cell
+            if pair[0].value is None or pair[1].value is None:
+                reason = pair[0].reason or pair[1].reason
+                cells[row, f"{group}_delta"] = Cell(None, "", reason)
+            else:
+                cells[row, f"{group}_delta"] = Cell(
+                    pair[1].value - pair[0].value, "CompVec minus Original, unrounded"
+                )
+            if measure == "mrr":
+                for variant in VARIANTS:
+                    found = runs[variant]["compvec"]
+                    paper = printed.value(row, f"{group}_{variant}")
+                    ours = {k: found[k]["mrr"] * 100 for k in ("all", "test")}
+                    closer = _closer(ours, paper)
+                    candidates.append(
+                        [group, composition, variant, ours["all"], ours["test"], paper, closer]
+                    )
+    for column in printed.columns:
+        if column not in expanded:
+            expanded[column] = {"reason": "column not configured"}
+            for row in printed.rows:
+                cells[row, column] = Cell(None, "", "column not configured")
+    wide = wide_table(printed, cells)
+    compare = compare_table(printed, cells, expanded)
+    text = markdown(printed, wide, compare, expanded, method)
+    frame = pd.DataFrame(candidates, columns=CANDIDATE_COLUMNS).round(2)
+    return wide, compare, text + _candidate_summary(frame), frame
+
+
+def _closer(ours: dict[str, float], paper: float | None) -> str:
+    if paper is None:
+        return ""
+    return min(ours, key=lambda name: abs(ours[name] - paper))
+
+
+def _candidate_summary(frame: pd.DataFrame) -> str:
+    """Which candidate set the untrained (algebraic original) MRR rows match better."""
+    untrained = frame[
+        (frame["variant"] == "original")
+        & frame["composition"].isin(["sum", "average", "product", "max"])
+        & frame["paper"].notna()
+    ]
+    if untrained.empty:
+        return ""
+    lines = ["", "CompVecEval candidate sets (untrained rows, MRR ×100):"]
+    for r in untrained.itertuples():
+        lines.append(
+            f"- {r.embeddings} {r.composition}: all lemmas {r.mrr_all:.1f}, "
+            f"test lemmas {r.mrr_test:.1f}, paper {r.paper:.1f} (closer: {r.closer})"
+        )
+    votes = untrained["closer"].value_counts()
+    lines.append(
+        f"Closer to the paper: {', '.join(f'{k} {v}' for k, v in votes.items())} "
+        f"(of {len(untrained)}). The verdict holds only where our vectors are the paper's "
+        "(GloVe 840B 300d, word2vec GoogleNews, fastText wiki.en, the authors' Paragram); "
+        "`compvec.candidates` picks the set the table shows."
+    )
+    return "\n".join(lines) + "\n"
+
+
+def write_table1(
+    columns: Mapping[str, Mapping[str, Any]],
+    roots: Mapping[str, Path],
+    compositions: Collection[str],
+    method: str,
+    out: Path,
+) -> None:
+    """Write ``table1.csv``, ``.compare.csv``, ``.md`` and ``.candidates.csv``."""
+    wide, compare, text, candidates = build_table1(columns, roots, compositions, method)
+    write_outputs(out, wide, compare, text)
+    with atomic_path(out.with_suffix(".candidates.csv")) as tmp:
+        candidates.to_csv(tmp, index=False)

@@ -1,0 +1,248 @@
+"""The inputs and params of wieting2015's rules (rules/papers/wieting2015.smk), from its config
+block. Imports no torch.
+
+Artefacts (``R`` = ``resources/wieting2015``, ``W`` = ``results/wieting2015``):
+
+- ``R/init/d<dim>.parquet``: the initial vectors (the catalogue embeddings' most frequent
+  words and ``<unk>``; PCA to ``dim`` where it is below theirs);
+- ``R/lexical/{pairs,constraints}.parquet``, ``counts.json``: the lexical training pairs;
+- ``R/pairs/<data>.parquet``: phrase (``phrases``) and bigram (``jn``, ``nn``, ``vn``) pairs;
+- ``R/phrase_sets.parquet``: Annotated-PPDB and ML 2010, scored;
+- ``W/words/<variant>/<point>/``: one word-training grid point (``ws`` without, ``constraints``
+  with the constraint lists), its embeddings and ``scores.json``;
+  ``W/words/<selection>.selected.json`` (``ws``, ``constraints``: by 2·WS-S − WS-R;
+  ``paragram``: the ``ws`` points by SimLex-999);
+- ``resources/embeddings/paragram-wieting2015.parquet``: the selected PARAGRAM vectors;
+- ``W/rnn/<data>/<point>/``: one RNN grid point and its phrase scores;
+  ``W/rnn/<data>.selected.json`` (by the development ρ);
+- ``W/scores/<vectors>.parquet``: vector addition with ``init`` or ``paragram``;
+- ``W/sst/<vectors>.json``: the static CNN with ``d25``, ``d50`` or ``paragram``;
+- ``W/tableN.{csv,compare.csv,md}``.
+
+A table whose data no configured source has is still built: its inputs are left out and its
+cells say why (``--unavailable``).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paracomp.train.config import validate
+from paracomp.train.tuning import grid_points
+
+R = "resources/wieting2015"
+W = "results/wieting2015"
+PARAGRAM = "resources/embeddings/paragram-wieting2015.parquet"
+TABLES = tuple(f"table{n}" for n in range(1, 10))
+VARIANTS = ("ws", "constraints")
+SELECTIONS = {
+    "ws": ("ws", "ws"),
+    "constraints": ("constraints", "ws"),
+    "paragram": ("ws", "simlex"),
+}
+"""A word selection: the variant whose points it ranges over, and its criterion."""
+RNN_DATA = ("phrases", "jn", "nn", "vn")
+PAIR_DATASETS = {"phrases": "ppdb-phrase-train-60k", "bigrams": "ppdb-bigram-train"}
+WORD_SETS = ("simlex999", "ws353-sim", "ws353-rel")
+SST_VECTORS = ("d25", "d50", "paragram")
+NEEDS = {
+    "table3": ("lexical",),
+    "table4": ("lexical", "sst-binary"),
+    "table5": ("lexical", "ppdb-bigram-train", "ml2010-bigrams"),
+    **dict.fromkeys(
+        ("table6", "table7", "table8", "table9"),
+        ("lexical", "ppdb-phrase-train-60k", "annotated-ppdb"),
+    ),
+}
+"""The raw datasets each computed table needs (``lexical``: the configured lexical source)."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """``block``: the paper's config block; ``defaults``: training.defaults; ``folders``: the
+    fetched folder of each raw dataset the paper reads (``lexical`` for the configured lexical
+    source), None where no configured source has it; ``sources``: the configured sources
+    (for the reasons); ``word_sets``: the parsed word-similarity sets by name."""
+
+    block: Mapping[str, Any]
+    defaults: Mapping[str, Any]
+    folders: Mapping[str, str | None]
+    sources: tuple[str, ...]
+    word_sets: Mapping[str, str]
+
+    def __post_init__(self) -> None:
+        for part in ("words", "rnn"):
+            for index, point in enumerate(self.points(part)):
+                for variant in VARIANTS if part == "words" else ("ws",):
+                    where = f"papers.wieting2015.{part} with grid point {index} {point}"
+                    validate(self.settings(part, point, variant), where)
+
+    # -- settings ------------------------------------------------------------------------
+
+    @property
+    def dim(self) -> int:
+        return int(self.block["init"]["dim"])
+
+    def points(self, part: str) -> list[dict[str, Any]]:
+        return grid_points(self.block[part]["grid"])
+
+    def base(self, part: str, variant: str = "ws") -> dict:
+        """The run settings of ``part``'s points before the point's own (less device and
+        threads: the job's)."""
+        spec = self.block[part]
+        settings = {**self.defaults, **spec["run"], "epochs": spec["epochs"], "dim": self.dim}
+        if variant == "constraints":
+            settings["constraints"] = self.block["constraints"]
+        return settings
+
+    def settings(self, part: str, point: Mapping[str, Any], variant: str = "ws") -> dict:
+        return {**self.base(part, variant), **point}
+
+    def word_params(self, wildcards) -> str:
+        return json.dumps(self.base("words", wildcards.variant))
+
+    def word_point(self, wildcards) -> str:
+        return json.dumps(self.points("words")[int(wildcards.point)])
+
+    def rnn_params(self, wildcards) -> str:
+        return json.dumps(self.base("rnn"))
+
+    def rnn_point(self, wildcards) -> str:
+        return json.dumps(self.points("rnn")[int(wildcards.point)])
+
+    def word_point_ids(self) -> list[int]:
+        return list(range(len(self.points("words"))))
+
+    # -- data ----------------------------------------------------------------------------
+
+    def reason(self, dataset: str) -> str:
+        name = self.block["lexical"] if dataset == "lexical" else dataset
+        return f"{name} is unavailable: no source in {', '.join(self.sources)} provides it"
+
+    def missing(self, table: str) -> list[str]:
+        return [self.reason(d) for d in NEEDS.get(table, ()) if self.folders.get(d) is None]
+
+    def folder(self, dataset: str) -> str:
+        found = self.folders.get(dataset)
+        if found is None:
+            raise ValueError(self.reason(dataset))
+        return found
+
+    @property
+    def init(self) -> str:
+        return f"{R}/init/d{self.dim}.parquet"
+
+    def init_embeddings(self, wildcards) -> str:
+        return f"resources/embeddings/{self.block['init']['embeddings']}.parquet"
+
+    def lexical_input(self, wildcards) -> str:
+        return self.folder("lexical")
+
+    def pairs_input(self, wildcards) -> str:
+        return self.folder(PAIR_DATASETS["phrases" if wildcards.data == "phrases" else "bigrams"])
+
+    def sets_inputs(self, wildcards) -> dict[str, str]:
+        names = {"annotated": "annotated-ppdb", "ml": "ml2010-bigrams"}
+        return {k: self.folders[d] for k, d in names.items() if self.folders.get(d) is not None}
+
+    @staticmethod
+    def sets_args(wildcards, input) -> str:
+        return _options(input)
+
+    def word_inputs(self, wildcards) -> dict[str, Any]:
+        inputs = {
+            "pairs": f"{R}/lexical/pairs.parquet",
+            "init": self.init,
+            "sets": [self.word_sets[s] for s in WORD_SETS],
+        }
+        if wildcards.variant == "constraints":
+            inputs["constraints"] = f"{R}/lexical/constraints.parquet"
+        return inputs
+
+    @staticmethod
+    def constraints_arg(wildcards, input) -> str:
+        return f"--constraints {input.constraints}" if hasattr(input, "constraints") else ""
+
+    def word_set_args(self) -> list[str]:
+        return [f"{s}={self.word_sets[s]}" for s in WORD_SETS]
+
+    def word_records(self, wildcards) -> list[str]:
+        variant = SELECTIONS[wildcards.selection][0]
+        return [f"{W}/words/{variant}/{p}/scores.json" for p in self.word_point_ids()]
+
+    @staticmethod
+    def criterion(wildcards) -> str:
+        return SELECTIONS[wildcards.selection][1]
+
+    def rnn_records(self, wildcards) -> list[str]:
+        points = range(len(self.points("rnn")))
+        return [f"{W}/rnn/{wildcards.data}/{p}/record.json" for p in points]
+
+    def addition_vectors(self, wildcards) -> str:
+        return PARAGRAM if wildcards.vectors == "paragram" else self.init
+
+    @staticmethod
+    def sst_vectors(wildcards) -> str:
+        if wildcards.vectors == "paragram":
+            return PARAGRAM
+        return f"{R}/init/{wildcards.vectors}.parquet"
+
+    def sst_input(self, wildcards) -> str:
+        return self.folder("sst-binary")
+
+    def sst_params(self, wildcards) -> str:
+        return json.dumps(self.block["sst"])
+
+    # -- tables --------------------------------------------------------------------------
+
+    def table_inputs(self, wildcards) -> dict[str, Any]:
+        """What a table is built from (nothing where its data is unavailable)."""
+        table = wildcards.table
+        if table not in NEEDS or self.missing(table):
+            return {}
+        inputs: dict[str, Any] = {}
+        if table == "table3":
+            inputs["words"] = [f"{W}/words/{s}.selected.json" for s in SELECTIONS]
+            inputs["init"] = self.init
+            inputs["simlex"] = self.word_sets["simlex999"]
+            inputs["counts"] = f"{R}/lexical/counts.json"
+        elif table == "table4":
+            inputs["sst"] = [f"{W}/sst/{v}.json" for v in SST_VECTORS]
+        else:
+            rnn = ["jn", "nn", "vn"] if table == "table5" else ["phrases"]
+            inputs["rnn"] = [f"{W}/rnn/{d}.selected.json" for d in rnn]
+            inputs["scores"] = [f"{W}/scores/{v}.parquet" for v in ("init", "paragram")]
+            inputs["pairs"] = [f"{R}/pairs/{d}.json" for d in rnn]
+        if table in ("table6", "table8", "table9"):
+            inputs["lexical"] = f"{R}/lexical/pairs.parquet"
+        if table == "table6":
+            inputs["wordnet"] = "resources/wordnet/nltk_data"
+        return inputs
+
+    def table_args(self, wildcards, input) -> str:
+        """The table command's options: each input as ``--<name> path …``, or the reasons
+        its data is unavailable."""
+        reasons = [f"--unavailable {shlex.quote(r)}" for r in self.missing(wildcards.table)]
+        return " ".join([_options(input), *reasons]).strip()
+
+    def table_spec(self, wildcards) -> str:
+        return json.dumps(self.block["tables"][wildcards.table])
+
+    def setting(self, wildcards) -> str:
+        """The run's setting, for the tables' notes."""
+        keys = ("init", "lexical", "constraints", "words", "rnn", "sst", "mapping", "ml")
+        return json.dumps({k: self.block[k] for k in keys})
+
+
+def _options(named) -> str:
+    """A rule's named inputs as ``--<name> path …`` options."""
+    parts, names = [], named.keys()  # a Namedlist: `in` looks at its values
+    for name in names:
+        value = getattr(named, name)
+        values = [value] if isinstance(value, str) else list(value)
+        parts.append(f"--{name} " + " ".join(shlex.quote(str(v)) for v in values))
+    return " ".join(parts)

@@ -1,0 +1,319 @@
+"""Training on segment pairs: J_bi and J_pa of Elgohary & Carpuat (2016), and any pair
+objective of :mod:`paracomp.losses.hinge`, as a :class:`~paracomp.train.loop.Task`.
+
+Each epoch is a shuffled pass over the pairs in batches; a checkpoint is written after every
+epoch (weights, optimiser, sampler, batch-order and torch generator states). The exported
+embeddings are the side-1 (English) word vectors, without the UNK row (with it under
+``export_unk``).
+
+Two settings add to the plain batches: ``scramble`` shuffles the words of drawn pairs
+(:mod:`paracomp.train.perturb`, from a generator of its own), and ``megabatch`` replaces the
+sampler by mega-batch hardest negatives (:mod:`paracomp.train.megabatch`), with the WLO prior
+(``prior_weight``) on top.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import torch
+
+from paracomp import artefacts
+from paracomp.errors import ConfigError, DataError
+from paracomp.eval.encode import AveragedEmbeddings, SentenceEncoder
+from paracomp.eval.trained import pair_encoder
+from paracomp.losses.constrained import ForbiddenPairs
+from paracomp.losses.hinge import PairBatch
+from paracomp.losses.regularizers import InitialPull, composition_l2
+from paracomp.models.algebraic import AdditiveComposer
+from paracomp.models.pair import PairModel
+from paracomp.models.vocab import HEADS, UNK, EncodedPairs
+from paracomp.train import loop
+from paracomp.train.build import build_model, build_objective, build_sampler, seeds
+from paracomp.train.config import TrainConfig
+from paracomp.train.megabatch import MegaBatchMode, MegaStep
+from paracomp.train.optim import make_optimizer
+from paracomp.train.perturb import InputNoise
+from paracomp.train.pretrained import found_rows, merged_rows
+
+Batch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+
+_COLUMNS = {"en": "s1", "es": "s2", "len_en": "len1", "len_es": "len2"}
+
+
+def segment_pairs(table: pa.Table) -> pa.Table:
+    """A training set as SEGMENT_PAIRS (bilingual ``en``/``es`` become ``s1``/``s2``), with
+    the dependency heads of its segments if it has them (:data:`HEADS`)."""
+    table = table.rename_columns([_COLUMNS.get(c, c) for c in table.column_names])
+    missing = [c for c in artefacts.SEGMENT_PAIRS.names if c not in table.column_names]
+    if missing:
+        raise DataError(f"training pairs lack columns {missing}")
+    heads = [c for c in HEADS if c in table.column_names]
+    return table.select(artefacts.SEGMENT_PAIRS.names + heads)
+
+
+def side1_encoder(model: PairModel, data: EncodedPairs, oov: str = "skip") -> AveragedEmbeddings:
+    """Averaged side-1 word vectors (a ``SentenceEncoder``), without the UNK row, so the
+    evaluator's OOV policy decides about unknown words."""
+    matrix = model.weight.detach()[1 : len(data.vocab1)].float().cpu().numpy().copy()
+    return AveragedEmbeddings(data.vocab1.words[1:], matrix, oov)
+
+
+def perturbation_seed(config: TrainConfig) -> int:
+    """The seed of the perturbations (scrambling), independent of :func:`seeds`' three."""
+    return int(np.random.SeedSequence(config.seed).generate_state(4)[3])
+
+
+class PairTask(loop.Task):
+    """Epochs of shuffled batches of pairs under a pair objective (``config.pairs``); the
+    pairs may come encoded already (one encoding for the points of a stack).
+
+    ``init`` (words and vectors) starts the word rows from pretrained vectors: the vocabulary
+    is then the training tokens among ``words`` (the others are UNK, whose row is the vector
+    of the word ``<unk>`` if ``words`` has one), and the export is every pretrained word with
+    the trained rows in place (:func:`~paracomp.train.pretrained.merged_rows`): the words the
+    pairs never use keep their vectors, as in a table trained whole (their rows would get
+    no gradient, not even from ``reg_initial``). ``constraints`` (word → words) are the lists
+    of sampler ``max_skip``'s ``constraints``."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        pairs: pa.Table | EncodedPairs,
+        init: tuple[Sequence[str], np.ndarray] | None = None,
+        constraints: Mapping[str, Collection[str]] | None = None,
+    ):
+        self.config = config
+        self.device = loop.resolve_device(config)
+        self.init = init
+        data = pairs
+        if not isinstance(data, EncodedPairs):
+            known = None if init is None else frozenset(init[0])
+            data = EncodedPairs.build(pairs, config.shared_vocab, config.min_count, known)
+        self.data = data.to(self.device)
+        _, order, negatives = seeds(config)
+        model = build_model(config, data.n_rows)
+        if init is not None:
+            _pretrained(model, data.vocab1.words, *init)
+        self.model = model.to(self.device)
+        self.objective = build_objective(config)
+        generator = torch.Generator(device=self.device).manual_seed(negatives)
+        self.sampler = build_sampler(config, generator, self._forbidden(constraints))
+        self.pull = None
+        if config.reg_initial:
+            self.pull = InitialPull(self.model.weight, config.reg_initial)
+        options = {} if config.adagrad_eps is None else {"eps": config.adagrad_eps}
+        self.optimizer = make_optimizer(
+            self.model, config.optimizer, config.lr, config.lr_composer, **options
+        )
+        self.order = torch.Generator().manual_seed(order)
+        self.steps_per_epoch = -(-data.n_pairs // config.batch_size)
+        self.total_steps = config.epochs * self.steps_per_epoch
+        self.log_every = self.checkpoint_every = self.steps_per_epoch
+        self.noise = InputNoise(scramble=config.scramble)
+        self.perturb = None
+        if config.scramble:
+            self.perturb = torch.Generator().manual_seed(perturbation_seed(config))
+        self.megabatch = None
+        if config.megabatch:
+            self.megabatch = MegaBatchMode(
+                config.megabatch,
+                config.batch_size,
+                self.objective,
+                self.noise,
+                config.prior_weight,
+                config.prior,
+            )
+
+    def _forbidden(self, lists: Mapping[str, Collection[str]] | None) -> ForbiddenPairs | None:
+        if self.config.constraints == "none":
+            return None
+        if lists is None:
+            raise ConfigError(f"constraints {self.config.constraints!r} need constraint lists")
+        index = self.data.vocab1.index
+        return ForbiddenPairs.build(lists, index, self.data.n_rows)
+
+    def batches(self, first: int) -> Iterator[Batch | MegaStep]:
+        epoch, skip = divmod(first, self.steps_per_epoch)
+        while True:
+            order = torch.randperm(self.data.n_pairs, generator=self.order).to(self.device)
+            if self.megabatch is not None:
+                yield from self.megabatch.steps(
+                    self.data, order, self.model, self.perturb, self._precision, skip
+                )
+                epoch, skip = epoch + 1, 0
+                continue
+            batches = self.data.batches(order, self.config.batch_size)
+            for index, batch in enumerate(batches):
+                if index >= skip:
+                    yield batch
+            epoch, skip = epoch + 1, 0
+
+    def batch_pairs(self, batch: Batch | MegaStep) -> int:
+        return batch.size if isinstance(batch, MegaStep) else batch[0].numel()
+
+    def _precision(self) -> contextlib.AbstractContextManager[object]:
+        if self.config.mixed_precision:
+            return torch.autocast(self.device.type, torch.bfloat16)
+        return contextlib.nullcontext()
+
+    def step(self, step: int, batch: Batch | MegaStep) -> torch.Tensor:
+        """The gradient comes without autograd where the objective can work it out (additive
+        composers on CPU)."""
+        if isinstance(batch, MegaStep):
+            assert self.megabatch is not None
+            with self._precision():
+                loss = self.megabatch.loss(self.model, batch)
+            self.optimizer.zero_grad()
+            loss.backward()
+            self.optimizer.step()
+            return loss.detach()
+        if self.perturb is not None:
+            pairs, ids, starts = batch
+            batch = pairs, self.noise.scrambled(ids, starts, self.perturb), starts
+        pairs = PairBatch(*batch, self.data)
+        with self._precision():
+            by_hand = self.objective.loss_and_gradient(self.model, pairs, self.sampler)
+            if by_hand is None:
+                loss = self.objective.loss(self.model, pairs, self.sampler)
+                if self.config.reg_composer:
+                    params = self.model.composer.parameters()
+                    loss = loss + composition_l2(params, self.config.reg_composer)
+        if by_hand is not None:
+            loss, rows = by_hand
+            if self.pull is not None:
+                pulled, rows = self.pull(self.model.weight, rows)
+                loss = loss + pulled
+            self.optimizer.step_rows(self.model.weight, rows)
+            return loss
+        self.optimizer.zero_grad()
+        loss.backward()
+        loss = loss.detach()
+        if self.pull is not None:
+            loss = loss + self.pull.add_to_grad(self.model.weight)
+        self.optimizer.step()
+        return loss
+
+    def fingerprint(self) -> dict[str, Any]:
+        found = self.data.fingerprint()
+        if self.init is not None:
+            words, vectors = self.init
+            digest = hashlib.sha256("\n".join(words).encode())
+            digest.update(np.ascontiguousarray(vectors, dtype=np.float32).tobytes())
+            found["init"] = digest.hexdigest()
+        return found
+
+    def state_dict(self) -> dict[str, Any]:
+        state = {
+            "model": self.model.state_dict(),
+            "optimizer": self.optimizer.state_dict(),
+            "sampler": self.sampler.state_dict(),
+            "order": self.order.get_state(),
+            "torch_rng": torch.get_rng_state(),
+        }
+        if self.perturb is not None:
+            state["perturb"] = self.perturb.get_state()
+        return state
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self.model.load_state_dict(state["model"])
+        self.optimizer.load_state_dict(state["optimizer"])
+        self.sampler.load_state_dict(state["sampler"])
+        self.order.set_state(state["order"])
+        torch.set_rng_state(state["torch_rng"])
+        if self.perturb is not None:
+            self.perturb.set_state(state["perturb"])
+
+    def encoder(self) -> SentenceEncoder:
+        """Averaged word vectors for additive composers; otherwise the composer over the
+        side-1 rows (:func:`paracomp.eval.trained.pair_encoder`)."""
+        if isinstance(self.model.composer, AdditiveComposer):
+            return side1_encoder(self.model, self.data)
+        return pair_encoder(self.model, self.data.vocab1.words, self.config)
+
+    def exported(self, steps: int) -> tuple[list[str], np.ndarray, str]:
+        epochs = steps // self.steps_per_epoch
+        if self.config.export_unk:
+            words = list(self.data.vocab1.words)
+            matrix = self.model.weight.detach()[: len(words)].float().cpu().numpy().copy()
+            return words, matrix, f"side-1 word rows after {epochs} epochs, {UNK} first"
+        encoder = side1_encoder(self.model, self.data)
+        notes = f"side-1 word vectors after {epochs} epochs; the {UNK} row is not exported"
+        words, matrix = list(encoder.index), encoder.matrix
+        if self.init is not None:
+            keep = [i for i, w in enumerate(self.init[0]) if w != UNK]
+            pretrained = [self.init[0][i] for i in keep]
+            words, matrix = merged_rows(pretrained, self.init[1][keep], words, matrix)
+            notes += "; the pretrained words the pairs do not use keep their initial vectors"
+        return words, matrix, notes
+
+
+def _pretrained(
+    model: PairModel, vocabulary: Sequence[str], words: Sequence[str], vectors: np.ndarray
+) -> None:
+    """Copy the pretrained vector of every vocabulary word (UNK: of ``<unk>``) that has one
+    into ``model``'s rows; the others keep their normal draw."""
+    if vectors.shape[1] != model.weight.shape[1]:
+        raise ConfigError(
+            f"the initial vectors have {vectors.shape[1]} dimensions, the run's dim is "
+            f"{model.weight.shape[1]}"
+        )
+    where = found_rows(vocabulary, words)
+    rows = np.nonzero(where >= 0)[0]
+    with torch.no_grad():
+        model.weight[torch.from_numpy(rows)] = torch.from_numpy(
+            np.asarray(vectors, dtype=np.float32)[where[rows]]
+        )
+
+
+def pair_task(
+    config: TrainConfig,
+    pairs: pa.Table,
+    init: tuple[Sequence[str], np.ndarray] | None = None,
+    constraints: Mapping[str, Collection[str]] | None = None,
+) -> PairTask:
+    """The task of a run: on CUDA with ``cuda_graph``, where it applies, the static-shape step
+    replayed from a CUDA graph (:class:`~paracomp.train.static.StaticPairTask`)."""
+    if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
+        from paracomp.train.static import StaticPairTask, supports
+
+        if supports(config):
+            return StaticPairTask(config, pairs, init)
+    return PairTask(config, pairs, init, constraints)
+
+
+@dataclass(frozen=True)
+class PairResult:
+    model: PairModel
+    data: EncodedPairs
+    history: pd.DataFrame
+    embeddings: Path
+    encoder: SentenceEncoder
+
+
+def train_pairs(
+    config: TrainConfig,
+    pairs: pa.Table,
+    out_dir: Path,
+    progress: bool = True,
+    callback: Callable[[int, Any], Mapping[str, float]] | None = None,
+    inputs: Mapping[str, str] | None = None,
+    init: tuple[Sequence[str], np.ndarray] | None = None,
+    constraints: Mapping[str, Collection[str]] | None = None,
+) -> PairResult:
+    """Train on a SEGMENT_PAIRS table in ``out_dir`` (resuming from its checkpoint); ``init``
+    and ``constraints`` as :class:`PairTask`'s."""
+    out_dir = Path(out_dir)
+    task = pair_task(config, pairs, init, constraints)
+    history = loop.run(task, out_dir, callback, progress, inputs)
+    return PairResult(
+        task.model, task.data, history, out_dir / loop.EMBEDDINGS, task.encoder()
+    )

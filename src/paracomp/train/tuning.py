@@ -1,0 +1,93 @@
+"""Tuning: the points of a grid, the set whose Pearson r scores them, the selection of the
+best point and the report of all of them."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+
+from paracomp.atomic import atomic_path
+from paracomp.errors import DataError
+from paracomp.eval.encode import SentenceEncoder
+from paracomp.eval.metrics import pearson
+from paracomp.eval.sts import predict_pairs
+
+log = logging.getLogger(__name__)
+
+def grid_points(grid: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, Any]]:
+    """Every point of a grid given as a union of sub-grids (each a product of value lists),
+    e.g. Euclidean margins {1, 10, 100} and cosine margins {0.4, 0.6, 0.8}."""
+    points = []
+    for sub in grid:
+        keys = list(sub)
+        points += [dict(zip(keys, values)) for values in itertools.product(*sub.values())]
+    return points
+
+
+@dataclass(frozen=True)
+class TuningSet:
+    """The sentence pairs whose Pearson r selects hyperparameters (and is logged per epoch)."""
+
+    path: Path
+    subset: str
+    split: str
+    tokenizer: str
+    lowercase: bool
+
+    def score(self, encoder: SentenceEncoder) -> float:
+        frame = pq.read_table(self.path).to_pandas()
+        frame = frame[(frame["subset"] == self.subset) & (frame["split"] == self.split)]
+        if frame.empty:
+            raise DataError(
+                f"{self.path}: no pairs of subset {self.subset!r}, split {self.split!r}"
+            )
+        preds = predict_pairs(frame, encoder, self.tokenizer, self.lowercase, "skip")
+        return pearson(preds["gold"].to_numpy(), preds["pred"].to_numpy())
+
+
+def write_json(path: Path, record: Mapping[str, Any]) -> None:
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(record, indent=2, sort_keys=True))
+
+
+def select(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The grid point with the highest tuning r (the first of ties, in grid order), with every
+    point's record for the tuning report."""
+    scores = [r["tuning_r"] if np.isfinite(r["tuning_r"]) else -np.inf for r in records]
+    best = int(np.argmax(scores))
+    return {"selected": best, "point": records[best]["point"], "records": list(records)}
+
+
+def select_file(records: Sequence[Path], out: Path) -> None:
+    """:func:`select` over the point records in ``records``, written to ``out``."""
+    write_json(out, select([json.loads(Path(p).read_text()) for p in records]))
+
+
+def tuning_report(selected: Mapping[str, Path]) -> pd.DataFrame:
+    """Every grid point of every run (``run -> selection file``) with its tuning r, and which
+    one was selected."""
+    rows = []
+    for run, path in selected.items():
+        result = json.loads(Path(path).read_text())
+        for index, record in enumerate(result["records"]):
+            rows.append(
+                {
+                    "run": run,
+                    "point": index,
+                    **{f"param.{k}": v for k, v in record["point"].items()},
+                    "tuning_r": record["tuning_r"],
+                    "pairs": record["pairs"],
+                    "epochs": record["epochs"],
+                    "selected": index == result["selected"],
+                }
+            )
+    return pd.DataFrame(rows)

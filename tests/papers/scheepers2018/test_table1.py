@@ -1,0 +1,73 @@
+"""scheepers2018 Table 1 from run scores, and the composing sentence encoder."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from paracomp.eval.composed import ComposedEncoder
+from paracomp.models.registry import COMPOSERS
+from paracomp.papers.scheepers2018.table1 import row_keys, write_table1
+
+MEASURES = ["mrr", "sts14", "sts15", "sick_e", "sick_r", "simlex", "simverb", "ws353"]
+
+
+def _write_scores(root, composition, variant, value):
+    folder = root / composition / variant
+    folder.mkdir(parents=True)
+    measures = {
+        m: {"value": value, "data": f"{m} data", "reason": ""} for m in MEASURES if m != "sick_e"
+    }
+    measures["sick_e"] = {"value": None, "data": "", "reason": "SICK not available"}
+    compvec = {"all": {"mrr": value}, "test": {"mrr": value + 0.05}}
+    (folder / "scores.json").write_text(json.dumps({"measures": measures, "compvec": compvec}))
+
+
+def test_table1_from_scores(tmp_path) -> None:
+    root = tmp_path / "runs"
+    compositions = ["sum", "gru"]
+    for composition in compositions:
+        _write_scores(root, composition, "original", 0.1190)
+        _write_scores(root, composition, "compvec", 0.2654)
+    columns = {
+        "glove": {"embeddings": "glove-6b-50d", "note": "small run"},
+        "word2vec": {"reason": "not configured here"},
+    }
+    out = tmp_path / "table1.csv"
+    write_table1(columns, {"glove": root}, compositions, "test method", out)
+    compare = pd.read_csv(tmp_path / "table1.compare.csv").set_index(["row", "column"])
+    assert len(compare) == len(row_keys()) * 12
+    assert compare.loc[("mrr/sum", "glove_original"), "ours"] == pytest.approx(11.9)
+    assert compare.loc[("mrr/sum", "glove_original"), "paper"] == pytest.approx(11.9)
+    assert compare.loc[("mrr/sum", "glove_compvec"), "ours"] == pytest.approx(26.5)
+    # the delta comes from unrounded scores: 26.54 − 11.90 = 14.64 → 14.6
+    assert compare.loc[("mrr/sum", "glove_delta"), "ours"] == pytest.approx(14.6)
+    assert "small run" in compare.loc[("mrr/sum", "glove_delta"), "note"]
+    assert np.isnan(compare.loc[("sick_e/gru", "glove_original"), "ours"])
+    assert "SICK not available" in compare.loc[("sick_e/gru", "glove_original"), "note"]
+    assert "not configured" in compare.loc[("mrr/rnn", "glove_original"), "note"]
+    assert "not configured here" in compare.loc[("mrr/sum", "word2vec_compvec"), "note"]
+    candidates = pd.read_csv(tmp_path / "table1.candidates.csv")
+    row = candidates[(candidates.composition == "sum") & (candidates.variant == "original")]
+    assert row[["mrr_all", "mrr_test", "paper"]].values.tolist() == [[11.9, 16.9, 11.9]]
+    assert row["closer"].item() == "all"
+    markdown = (tmp_path / "table1.md").read_text()
+    assert "glove sum: all lemmas 11.9, test lemmas 16.9, paper 11.9 (closer: all)" in markdown
+    wide = pd.read_csv(out)
+    assert wide.shape == (len(row_keys()), 13)
+
+
+def test_composed_encoder_fallback_and_truncation() -> None:
+    vocabulary = ["PAD", "UNK", "dog", "cat"]
+    matrix = np.array([[0, 0], [9, 9], [1, 0], [0, 1]], dtype=np.float32)
+    fallback = np.array([[5, 5], [2, 2]], dtype=np.float32)
+    encoder = ComposedEncoder(
+        COMPOSERS["sum"](2), vocabulary, matrix, ["dog", "bird"], fallback, max_length=3
+    )
+    assert encoder.known("bird") and encoder.known("cat") and not encoder.known("UNK")
+    out = encoder.encode([["dog", "bird", "zebra"], ["zebra"], ["cat", "cat", "cat", "dog"], []])
+    # the tuned row wins over the fallback; zebra is skipped; at most 3 tokens are kept
+    np.testing.assert_array_equal(out, [[3, 2], [0, 0], [0, 3], [0, 0]])

@@ -1,0 +1,172 @@
+"""The trainer's steps on CUDA against the eager CUDA step and against the CPU (skipped without
+CUDA).
+
+CUDA and CPU generators draw different numbers for the same seed; where a comparison with the
+CPU needs the same negatives, dropout masks or targets, :func:`cpu_draws` makes every draw from
+a CUDA generator on a CPU generator of the same seed instead (eager steps only: a captured graph
+would freeze such a draw), so both devices see the same numbers.
+"""
+
+import pyarrow as pa
+import pytest
+import torch
+
+from paracomp.train import loop
+from paracomp.train.config import TrainConfig
+from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.stacked import StackedPairTask
+from paracomp.train.static import StaticPairTask
+from paracomp.train.targets import TargetTask
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+
+FAST = {"epochs": 3, "batch_size": 16, "dim": 12, "threads": 1}
+REFERENCE = {"score": "half_sq_euclidean", "attraction": 1.0, "hinge_scale": 0.1}
+RUNS = {
+    "jbi-printed-batch": {"objective": "bicvm", "k": 5, "reg": 1e-3},
+    "jbi-reference-batch": {"objective": "bicvm", "k": 10, **REFERENCE},
+    "jbi-printed-corpus": {"objective": "bicvm", "pool": "corpus", "k": 3, "reg": 0.01},
+    "jpa-max-cosine": {"objective": "paraphrase", "sampler": "max", "margin": 0.4, "reg": 1e-5},
+    "jpa-mix-euclidean-mean": {
+        "objective": "paraphrase",
+        "sampler": "mix",
+        "score": "euclidean",
+        "composer": "mean",
+        "shared_vocab": True,
+    },
+}
+CLOSE = {"rtol": 1e-4, "atol": 1e-5}
+
+
+@pytest.fixture
+def cpu_draws(monkeypatch):
+    """Draw what a CUDA generator is asked for from a CPU generator of its seed."""
+    shadows: dict[tuple[int, int], torch.Generator] = {}
+
+    def on_cpu(original):
+        def draw(*args, generator=None, device=None, **kwargs):
+            if generator is None or generator.device.type != "cuda":
+                return original(*args, generator=generator, device=device, **kwargs)
+            key = (id(generator), generator.initial_seed())
+            shadow = shadows.setdefault(key, torch.Generator().manual_seed(key[1]))
+            return original(*args, generator=shadow, **kwargs).to(device)
+
+        return draw
+
+    monkeypatch.setattr(torch, "rand", on_cpu(torch.rand))
+    monkeypatch.setattr(torch, "randint", on_cpu(torch.randint))
+
+
+def _run(task, tmp_path):
+    curve = loop.run(task, tmp_path, progress=False)
+    return task, curve["loss"].tolist()
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_graphed_step_trains_as_the_eager_cuda_step(tmp_path, run, distinct_pairs):
+    """The same CUDA generators, so the same negatives: the graph replays the eager step."""
+    config = TrainConfig.from_dict({**FAST, **RUNS[run], "device": "cuda"})
+    graphed, graphed_losses = _run(pair_task(config, distinct_pairs()), tmp_path / "graphed")
+    assert isinstance(graphed, StaticPairTask) and graphed.static._call.graph is not None
+    eager_config = TrainConfig.from_dict({**config.to_dict(), "cuda_graph": False})
+    eager, eager_losses = _run(pair_task(eager_config, distinct_pairs()), tmp_path / "eager")
+    assert type(eager) is PairTask
+    torch.testing.assert_close(graphed.model.weight, eager.model.weight, **CLOSE)
+    assert graphed_losses == pytest.approx(eager_losses, rel=1e-5)
+    state = graphed.sampler.generator.get_state()
+    assert torch.equal(state, eager.sampler.generator.get_state())
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_cuda_steps_match_cpu(tmp_path, run, distinct_pairs, cpu_draws):
+    """The eager and the (uncaptured) static step on CUDA, each against the CPU's."""
+    cpu, cpu_losses = _run(
+        PairTask(TrainConfig.from_dict({**FAST, **RUNS[run]}), distinct_pairs()), tmp_path
+    )
+    config = TrainConfig.from_dict({**FAST, **RUNS[run], "device": "cuda", "cuda_graph": False})
+    for cls in (PairTask, StaticPairTask):
+        cuda, losses = _run(cls(config, distinct_pairs()), tmp_path / cls.__name__)
+        torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, **CLOSE)
+        assert losses == pytest.approx(cpu_losses, rel=1e-5)
+
+
+def test_graphed_max_step_matches_cpu(tmp_path, distinct_pairs):
+    """MAX draws nothing: the graphed CUDA run against the CPU run directly."""
+    settings = {**FAST, **RUNS["jpa-max-cosine"]}
+    cpu, _ = _run(PairTask(TrainConfig.from_dict(settings), distinct_pairs()), tmp_path / "cpu")
+    cuda_config = TrainConfig.from_dict({**settings, "device": "cuda"})
+    cuda, _ = _run(pair_task(cuda_config, distinct_pairs()), tmp_path / "cuda")
+    torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, **CLOSE)
+
+
+def test_graphed_epochs_never_wait_for_the_gpu(distinct_pairs):
+    """After the first two steps (eager warm-up, capture), two epochs of steps, the eager last
+    batches and the next epoch's batch order included, make no synchronising call."""
+    config = TrainConfig.from_dict({**FAST, **RUNS["jpa-mix-euclidean-mean"], "device": "cuda"})
+    task = pair_task(config, distinct_pairs(100))
+    steps = zip(range(2 * task.steps_per_epoch), task.batches(0), strict=False)
+    for step, batch in steps:
+        task.step(step, batch)
+        if step == 1:
+            break
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        total = torch.zeros((), device=task.device)
+        for step, batch in steps:
+            total += task.step(step, batch)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.isfinite(total).item()
+
+
+@pytest.mark.parametrize("composer", ["sum", "gru"])
+def test_compvec_cuda_step_matches_cpu(composer, cpu_draws):
+    """CompVec (Scheepers et al.): the same batches, negatives and dropout masks on both."""
+    words = [f"w{i}" for i in range(40)]
+    matrix = torch.randn(40, 8, generator=torch.Generator().manual_seed(0)).numpy()
+    definitions = [" ".join(words[(i * 7 + j) % 40] for j in range(1 + i % 6)) for i in range(50)]
+    pairs = pa.table({"lemma": [words[i % 40] for i in range(50)], "definition": definitions})
+    settings = {
+        "objective": "targets",
+        "optimizer": "adam",
+        "composer": composer,
+        "steps": 30,
+        "batch_size": 8,
+        "margin": 0.25,
+        "dropout": 0.25,
+        "lr": 0.01,
+    }
+    trained = {}
+    for device in ("cpu", "cuda"):
+        config = TrainConfig.from_dict({**settings, "device": device})
+        task = TargetTask(config, pairs, words, matrix)
+        for step, batch in zip(range(task.total_steps), task.batches(0), strict=False):
+            task.step(step, batch)
+        trained[device] = task.model
+    torch.testing.assert_close(trained["cuda"].weight.cpu(), trained["cpu"].weight, **CLOSE)
+    for mine, theirs in zip(
+        trained["cuda"].composer.parameters(), trained["cpu"].composer.parameters(), strict=True
+    ):
+        torch.testing.assert_close(mine.cpu(), theirs, **CLOSE)
+
+
+def test_stacked_grid_on_cuda_is_the_points_alone(tmp_path, distinct_pairs):
+    """A J_pa stack (MAX and MIX, cosine and Euclidean) in one graphed step against each point
+    trained alone by the eager CUDA step."""
+    base = {**FAST, "objective": "paraphrase", "device": "cuda"}
+    points = [
+        {"sampler": s, "score": score, "margin": m, "reg": r}
+        for s in ("max", "mix")
+        for score, m in (("cosine", 0.4), ("euclidean", 1.0))
+        for r in (1e-5, 1e-2)
+    ]
+    configs = {i: TrainConfig.from_dict({**base, **p}) for i, p in enumerate(points)}
+    folders = {i: tmp_path / "points" / str(i) for i in configs}
+    stack = StackedPairTask(configs, distinct_pairs(), folders)
+    assert stack.static is not None
+    loop.run(stack, tmp_path / "stack", progress=False)
+    assert stack.static._call.graph is not None
+    for index, config in configs.items():
+        eager_config = TrainConfig.from_dict({**config.to_dict(), "cuda_graph": False})
+        alone, _ = _run(PairTask(eager_config, distinct_pairs()), tmp_path / str(index))
+        torch.testing.assert_close(stack.members[index].model.weight, alone.model.weight, **CLOSE)

@@ -1,0 +1,228 @@
+"""The pair trainer's mega-batch mode and scrambling: groups, mined negatives against a brute
+force over the trainer's own pool, the step's loss by hand (hinge, L2, WLO prior), gradients
+through the negatives, resume and seeds, CUDA equal to CPU."""
+
+import random
+
+import pyarrow as pa
+import pytest
+import torch
+import torch.nn.functional as F
+
+from paracomp.errors import ConfigError
+from paracomp.losses.gaussian import wlo_prior
+from paracomp.losses.scores import SCORES
+from paracomp.train.config import TrainConfig
+from paracomp.train.megabatch import MegaStep, group_bounds
+from paracomp.train.pairs import PairTask, train_pairs
+
+WORDS = [
+    "the",
+    "cat",
+    "dog",
+    "sat",
+    "ran",
+    "on",
+    "a",
+    "mat",
+    "big",
+    "red",
+    "old",
+    "man",
+    "saw",
+    "his",
+    "house",
+    "by",
+    "sea",
+]
+
+
+def _pairs(n=37, seed=0):
+    """Paraphrase-like pairs: side 2 is side 1 with a word dropped or swapped."""
+    rng = random.Random(seed)
+    s1, s2 = [], []
+    for _ in range(n):
+        words = rng.sample(WORDS, rng.randint(2, 7))
+        other = list(words)
+        if rng.random() < 0.5 and len(other) > 2:
+            other.pop(rng.randrange(len(other)))
+        else:
+            other[rng.randrange(len(other))] = rng.choice(WORDS)
+        s1.append(" ".join(words))
+        s2.append(" ".join(other))
+    return pa.table({"id": [str(i) for i in range(n)], "s1": s1, "s2": s2})
+
+
+BASE = {
+    "objective": "paraphrase",
+    "shared_vocab": True,
+    "optimizer": "adam",
+    "lr": 0.01,
+    "batch_size": 4,
+    "epochs": 2,
+    "threads": 1,
+}
+RUNS = {
+    "wlo": {"composer": "wlo", "dim": 3, "score": "log_eip", "margin": 1.0, "megabatch": 3,
+            "scramble": 0.4, "prior_weight": 0.05},
+    "wlo-running": {"composer": "wlo", "dim": 3, "score": "log_eip", "margin": 1.0,
+                    "megabatch": 2, "prior_weight": 0.05, "prior": "running"},
+    "lstm_gaussian": {"composer": "lstm_gaussian", "dim": 4, "score": "log_eip", "margin": 1.0,
+                      "megabatch": 3, "scramble": 0.4, "reg": 1e-3},
+    "mean": {"composer": "mean", "dim": 5, "score": "cosine", "margin": 0.4, "megabatch": 2,
+             "reg": 1e-3},
+}  # fmt: skip
+
+
+def _config(run, **more):
+    return TrainConfig.from_dict({**BASE, **RUNS[run], **more})
+
+
+def test_group_bounds():
+    assert group_bounds(7, 2, 2) == [(0, 4), (4, 7)]
+    assert group_bounds(9, 2, 2) == [(0, 4), (4, 9)]  # a last group of one pair joins
+    assert group_bounds(8, 2, 2) == [(0, 4), (4, 8)]
+    assert group_bounds(5, 2, 10) == [(0, 5)]
+    assert group_bounds(3, 1, 1) == [(0, 1), (1, 3)]
+
+
+def _first_step(task: PairTask) -> MegaStep:
+    return next(task.batches(0))
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_mined_negatives_match_brute_force_on_the_pool(run):
+    task = PairTask(_config(run), _pairs())
+    group = _first_step(task).group
+    p = group.pairs.numel()
+    assert p == 4 * task.config.megabatch  # M batches of 4
+    with torch.no_grad():
+        vectors = task.model(group.pool.ids, group.pool.offsets[:-1])
+    sims = task.objective.score.pairwise(vectors, vectors)
+    rows = group.negatives.rows
+    for i in range(2 * p):
+        allowed = [j for j in range(2 * p) if j not in (i, (i + p) % (2 * p))]
+        best = max(allowed, key=lambda j: (sims[i, j].item(), -j))
+        assert rows[i].item() == best
+        assert rows[i].item() not in (i, (i + p) % (2 * p))
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_step_loss_by_hand(run):
+    config = _config(run)
+    task = PairTask(config, _pairs())
+    step = _first_step(task)
+    group, b, p = step.group, step.size, step.group.pairs.numel()
+    pool = group.pool
+
+    def compose(rows):
+        ids, starts = pool.take(torch.tensor(rows))
+        return task.model(ids, starts)
+
+    side1 = list(range(b))
+    anchors = side1 + [i + p for i in side1]
+    s1, s2 = compose(side1), compose([i + p for i in side1])
+    negatives = group.negatives.rows[anchors].tolist()
+    n1, n2 = compose(negatives[:b]), compose(negatives[b:])
+    score, margin = SCORES[config.score], config.margin
+    hinge = F.relu(margin - score.paired(s1, s2) + score.paired(s1, n1))
+    hinge = hinge + F.relu(margin - score.paired(s1, s2) + score.paired(s2, n2))
+    want = hinge.mean()
+    ids, _ = pool.take(torch.tensor(anchors + negatives))
+    if config.reg:
+        want = want + config.reg * task.model.weight[ids.unique()].pow(2).sum()
+    if config.prior_weight:
+        prior = sum(
+            wlo_prior(task.model.composer, task.model.lookup(*pool.take(torch.tensor([r]))),
+                      config.prior).sum()
+            for r in anchors + negatives
+        )  # fmt: skip
+        want = want + config.prior_weight * prior / b
+    torch.testing.assert_close(task.megabatch.loss(task.model, step), want)
+
+
+def test_gradient_reaches_the_negatives_rows():
+    task = PairTask(_config("wlo", scramble=0.0, prior_weight=0.0), _pairs())
+    step = _first_step(task)
+    p, b = step.group.pairs.numel(), step.size
+    side1 = torch.arange(b)
+    anchor_ids, _ = step.group.pool.take(torch.cat([side1, side1 + p]))
+    ids, _ = step.segments()
+    only_negatives = set(ids.tolist()) - set(anchor_ids.tolist())
+    assert only_negatives  # the toy data has words the negatives alone use
+    task.model.weight.grad = None
+    task.megabatch.loss(task.model, step).backward()
+    touched = set(task.model.weight.grad.coalesce().indices()[0].tolist())
+    assert touched == set(ids.unique().tolist())
+
+
+def test_scramble_shuffles_within_segments_and_keeps_the_words():
+    pairs = _pairs()
+    plain = _first_step(PairTask(_config("wlo", scramble=0.0), pairs)).group.pool
+    scrambled = _first_step(PairTask(_config("wlo", scramble=1.0), pairs)).group.pool
+    assert torch.equal(plain.offsets, scrambled.offsets)
+    assert not torch.equal(plain.ids, scrambled.ids)
+    for i in range(len(plain)):
+        lo, hi = plain.offsets[i], plain.offsets[i + 1]
+        assert sorted(plain.ids[lo:hi].tolist()) == sorted(scrambled.ids[lo:hi].tolist())
+
+
+@pytest.mark.parametrize("run", ["wlo", "lstm_gaussian"])
+def test_resume_after_an_epoch_matches_uninterrupted_run(tmp_path, run):
+    config, pairs = _config(run, epochs=3), _pairs()
+    whole = train_pairs(config, pairs, tmp_path / "whole", progress=False)
+    first = TrainConfig.from_dict({**config.to_dict(), "epochs": 1})
+    train_pairs(first, pairs, tmp_path / "resumed", progress=False)
+    resumed = train_pairs(config, pairs, tmp_path / "resumed", progress=False)
+    assert torch.equal(whole.model.weight, resumed.model.weight)
+    for a, b in zip(whole.model.composer.parameters(), resumed.model.composer.parameters()):
+        assert torch.equal(a, b)
+    assert whole.history["loss"].tolist() == resumed.history["loss"].tolist()
+
+
+def test_seeds(tmp_path):
+    pairs = _pairs()
+    one = train_pairs(_config("wlo"), pairs, tmp_path / "one", progress=False)
+    two = train_pairs(_config("wlo"), pairs, tmp_path / "two", progress=False)
+    assert torch.equal(one.model.weight, two.model.weight)
+    other = train_pairs(_config("wlo", seed=2), pairs, tmp_path / "other", progress=False)
+    assert not torch.equal(one.model.weight, other.model.weight)
+    unscrambled = train_pairs(_config("wlo", scramble=0.0), pairs, tmp_path / "u", progress=False)
+    assert not torch.equal(one.model.weight, unscrambled.model.weight)
+
+
+def test_training_lowers_the_loss(tmp_path):
+    config = _config("wlo", epochs=30, scramble=0.0, prior_weight=0.0)
+    curve = train_pairs(config, _pairs(), tmp_path, progress=False).history
+    assert curve["loss"].iloc[-1] < 0.5 * curve["loss"].iloc[0]
+
+
+def test_export_unk(tmp_path):
+    result = train_pairs(_config("wlo", export_unk=True, min_count=2), _pairs(), tmp_path,
+                         progress=False)  # fmt: skip
+    from paracomp import artefacts
+
+    words, matrix = artefacts.read_embeddings(result.embeddings)
+    assert words[0] == "<unk>"
+    assert torch.equal(torch.tensor(matrix), result.model.weight.detach()[: len(words)])
+
+
+def test_settings_that_do_not_combine():
+    with pytest.raises(ConfigError, match="shared_vocab"):
+        _config("wlo", shared_vocab=False)
+    with pytest.raises(ConfigError, match="megabatch mode"):
+        _config("wlo", megabatch=0)
+    with pytest.raises(ConfigError, match="word operators"):
+        _config("mean", prior_weight=0.1)
+    with pytest.raises(ConfigError, match="Gaussian composer"):
+        _config("mean", score="log_eip")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("run", ["wlo", "lstm_gaussian"])
+def test_cuda_equals_cpu(tmp_path, run):
+    pairs = _pairs()
+    cpu = train_pairs(_config(run), pairs, tmp_path / "cpu", progress=False)
+    cuda = train_pairs(_config(run, device="cuda"), pairs, tmp_path / "cuda", progress=False)
+    torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, rtol=1e-4, atol=1e-5)
+    assert cpu.history["loss"].tolist() == pytest.approx(cuda.history["loss"].tolist(), rel=1e-4)
