@@ -130,6 +130,9 @@ CORPUS_SETS = {
     "mono": "resources/corpus/monolingual_phrases.parquet",
 }
 """The training sets of the chain by name: bilingual sentences and phrases, English paraphrases."""
+ENGLISH_BIBLE = "resources/corpus/bible-kjv-web.parquet"
+"""English-English KJV-WEB verse pairs (rule english_bible_pairs), a sentential paraphrase
+corpus any paper can train on (wieting2017 for SimpWiki, chen2020 for ParaNMT)."""
 
 
 def sentence_sources(wildcards) -> list[str]:

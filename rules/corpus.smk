@@ -1,5 +1,30 @@
 # Training corpora: bilingual sentences -> word alignment -> phrase table -> bilingual phrases;
-# English paraphrases by pivoting (or PPDB).
+# English paraphrases by pivoting (or PPDB); English-English Bible verse pairs.
+
+
+rule english_bible_pairs:
+    input:
+        kjv="resources/packages/sword-text-kjv",
+        web="resources/packages/sword-text-web",
+    output:
+        ENGLISH_BIBLE,
+    log:
+        "logs/corpus/english_bible_pairs.log",
+    benchmark:
+        "benchmarks/snakemake/corpus/english_bible_pairs.tsv"
+    params:
+        settings=json.dumps(
+            {"max_tokens": CORPUS["clean"]["max_tokens"], "jobs": CORPUS["tokenize_jobs"]}
+        ),
+    threads: CORPUS["tokenize_jobs"]
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp corpus english-bible --input {input.kjv:q} {input.web:q}"
+        " --params {params.settings:q} --out {output:q} > {log} 2>&1"
 
 rule bilingual_sentences:
     input:

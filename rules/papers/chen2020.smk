@@ -1,10 +1,9 @@
-# Chen & Gimpel 2020: the training corpus (papers.chen2020.corpus: the KJV-WEB Bible pairs by
-# default, built below until wieting2017's corpus artefact replaces them; ParaNMT upstream in
+# Chen & Gimpel 2020: the training corpus (papers.chen2020.corpus: by default the shared KJV-WEB
+# Bible pairs of rules/corpus.smk, english_bible_pairs; ParaNMT upstream in
 # config/published.yaml), its training and tuning subsets, the runs (generic rules/train.smk:
 # tune_point, select_point, train_model), the sentences and scores of every model and
 # baseline, and Tables 1-8 (all built here: CUSTOM_TABLES).
 from paracomp.papers.chen2020.workflow import (
-    BIBLE_PAIRS,
     PARANMT_PAIRS,
     SCORES as CHEN_SCORES,
     SENTENCES as CHEN_SENTENCES,
@@ -44,31 +43,6 @@ wildcard_constraints:
 rule chen2020:
     input:
         table_targets("chen2020"),
-
-
-# The Bible stand-in for ParaNMT (papers.chen2020.corpus: kjv-web), to be replaced by the
-# English-English Bible pairs of wieting2017's issue once merged (workflow.BIBLE_PAIRS).
-rule chen2020_bible_pairs:
-    input:
-        kjv="resources/packages/sword-text-kjv",
-        web="resources/packages/sword-text-web",
-    output:
-        BIBLE_PAIRS,
-    log:
-        "logs/chen2020/bible_pairs.log",
-    benchmark:
-        "benchmarks/snakemake/chen2020/bible_pairs.tsv"
-    params:
-        max_tokens=CORPUS["clean"]["max_tokens"],
-    threads: CORPUS["tokenize_jobs"]
-    resources:
-        mem_mb=4000,
-        runtime=30,
-    conda:
-        "../../envs/paracomp.yaml"
-    shell:
-        "paracomp chen2020 bible-pairs --kjv {input.kjv:q} --web {input.web:q}"
-        " --max-tokens {params.max_tokens} --jobs {threads} --out {output:q} > {log} 2>&1"
 
 
 rule chen2020_paranmt_pairs:

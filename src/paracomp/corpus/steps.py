@@ -202,7 +202,17 @@ def sampled(
     )
 
 
+def english_bible(
+    kjv: Path, web: Path, out: Path, *, max_tokens: int = 80, jobs: int = 1
+) -> None:
+    """English–English KJV–WEB verse pairs (:mod:`paracomp.corpus.english_bible`)."""
+    from paracomp.corpus.english_bible import write_english_bible
+
+    write_english_bible(kjv, web, out, max_tokens=max_tokens, jobs=jobs)
+
+
 STEPS = {
+    "english-bible": english_bible,
     "align": align,
     "phrase-table": phrase_table,
     "bilingual-phrases": bilingual_phrases,
@@ -216,12 +226,13 @@ STEPS = {
 
 def run_step(step: str, inputs: list[Path], out: Path, params: dict[str, Any]) -> None:
     """Run step ``step`` (``sentences`` or a key of :data:`STEPS`) with its config ``params``:
-    ``sentences`` reads two folders or files (its ``source`` in ``params``), ``phrase-table``
-    and ``bigram-filter`` two artefacts, every other step one."""
+    ``sentences`` reads two folders or files (its ``source`` in ``params``), ``english-bible``
+    two package folders, ``phrase-table`` and ``bigram-filter`` two artefacts, every other
+    step one."""
     settings = dict(params)
     if step == "sentences":
         sentences(settings.pop("source"), inputs, out, **settings)
-    elif step in ("phrase-table", "bigram-filter"):
+    elif step in ("english-bible", "phrase-table", "bigram-filter"):
         STEPS[step](inputs[0], inputs[1], out, **settings)
     else:
         STEPS[step](inputs[0], out, **settings)

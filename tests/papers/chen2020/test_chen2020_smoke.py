@@ -9,7 +9,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from paracomp.cli import main
-from paracomp.papers.chen2020.corpus import paraphrase_pairs, read_kjv_web, subsets
+from paracomp.corpus.english_bible import paraphrase_pairs, read_kjv_web
+from paracomp.papers.chen2020.corpus import subsets
 from paracomp.train.config import TrainConfig
 from paracomp.train.pairs import train_pairs
 

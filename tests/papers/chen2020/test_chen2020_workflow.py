@@ -34,7 +34,7 @@ def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror):
     assert jobs["tune_point"] == "10" and jobs["train_model"] == "5"
     assert jobs["chen2020_scores"] == "12" and jobs["chen2020_score_table"] == "6"
     assert jobs["chen2020_word_lists"] == "1" and jobs["chen2020_sentence_lists"] == "1"
-    assert "resources/packages/sword-text-kjv" in out and "chen2020_bible_pairs" in out
+    assert "resources/packages/sword-text-kjv" in out and "english_bible_pairs" in out
     assert "--news resources/mirror/specificity-news-speciteller" in out
     assert "dataset snli" in out  # Table 4: no configured source has SNLI
     assert '"megabatch": 20' in out and '"scramble": 0.4' in out and "--device cpu" in out
@@ -52,7 +52,7 @@ def test_paper_config(tmp_path):
     assert jobs["tune_point"] == "15" and jobs["train_model"] == "5"
     for dataset in ("paranmt-5m", "snli", "specificity-ko2019"):
         assert f"resources/upstream/{dataset}" in out
-    assert "chen2020_paranmt_pairs" in out and "chen2020_bible_pairs" not in out
+    assert "chen2020_paranmt_pairs" in out and "english_bible_pairs" not in out
     assert "resources/embeddings/glove-840b-300d.parquet" in out
     assert '"epochs": 10' in out and "--device cuda" in out
     assert '"max_tokens": null, "train_pairs": null, "tuning_pairs": 100000' in out

@@ -20,21 +20,6 @@ def _root(folder: str) -> Path:
     return Path(folder) / verify_fetched(Path(folder)).get("root", ".")
 
 
-def _bible(args: argparse.Namespace) -> None:
-    from paracomp import artefacts
-    from paracomp.papers.chen2020.corpus import paraphrase_pairs, read_kjv_web
-
-    verses = read_kjv_web(_root(args.kjv), _root(args.web))
-    table = paraphrase_pairs(verses, max_tokens=args.max_tokens, jobs=args.jobs)
-    log.info("%d of %d verse pairs kept", table.num_rows, len(verses))
-    inputs = [Path(args.kjv) / "MANIFEST.json", Path(args.web) / "MANIFEST.json"]
-    prov = artefacts.Provenance(
-        "kjv_web", "Debian sword-text-kjv, sword-text-web", artefacts.input_checksums(inputs),
-        {"max_tokens": args.max_tokens}, "KJV side 1, WEB side 2; Moses-tokenised, lowercased",
-    )  # fmt: skip
-    artefacts.write(table, Path(args.out), artefacts.SEGMENT_PAIRS, prov)
-
-
 def _paranmt(args: argparse.Namespace) -> None:
     from paracomp import artefacts
     from paracomp.data.fetch import verify_fetched
@@ -128,14 +113,6 @@ def _tokenizer_args(p: argparse.ArgumentParser) -> None:
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("chen2020", help="Chen & Gimpel 2020: data, scores, tables")
     cmds = parser.add_subparsers(dest="chen2020_command", required=True)
-
-    p = cmds.add_parser("bible-pairs", help="English-English KJV-WEB verse pairs")
-    p.add_argument("--kjv", required=True, help="fetched sword-text-kjv package folder")
-    p.add_argument("--web", required=True, help="fetched sword-text-web package folder")
-    p.add_argument("--max-tokens", type=int, default=80)
-    p.add_argument("--jobs", type=int, default=1)
-    p.add_argument("--out", required=True)
-    p.set_defaults(func=_bible)
 
     p = cmds.add_parser("paranmt-pairs", help="ParaNMT-50M's 5M processed pairs as an artefact")
     p.add_argument("--input", required=True, help="fetched paranmt-5m folder")

@@ -1,13 +1,7 @@
-"""chen2020's stand-in for ParaNMT: English–English Bible verse paraphrases (KJV–WEB).
-
-A minimal version of the corpus artefact that wieting2017's issue builds (to be replaced by it
-once merged; the rules name the artefact through one config key, ``papers.chen2020.corpus``):
-the King James Version (Debian ``sword-text-kjv``, module ``engKJV2006eb``) and the World
-English Bible (``sword-text-web``, ``engWEB2015eb``) paired by OSIS key, KJV as side 1. Both
-sides are Moses-tokenised with punctuation normalised and lowercased (ParaNMT's processed
-release is lowercased and tokenised); the KJV's paragraph marks (¶) are dropped, and so are
-pairs identical after tokenising (no paraphrase) and pairs outside ``min_tokens …
-max_tokens`` tokens a side.
+"""chen2020's training corpora: ParaNMT's processed release, or its stand-in, the shared
+English–English Bible verse pairs (:mod:`paracomp.corpus.english_bible`, rule
+``english_bible_pairs``), named by one config key, ``papers.chen2020.corpus``; and the
+training and tuning subsets of the corpus.
 """
 
 from __future__ import annotations
@@ -18,48 +12,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from paracomp import artefacts
-from paracomp.corpus.bible import read_bible_pairs
-from paracomp.corpus.clean import clean_pairs
 from paracomp.corpus.derive import subsample
-from paracomp.corpus.tokenize import tokenize_lines
-
-KJV_MODULE = "engKJV2006eb"
-WEB_MODULE = "engWEB2015eb"
-_DROPPED = str.maketrans({"¶": " "})
-
-
-def paraphrase_pairs(
-    verses: list[tuple[str, str, str]],
-    *,
-    min_tokens: int = 1,
-    max_tokens: int = 80,
-    jobs: int = 1,
-) -> pa.Table:
-    """SEGMENT_PAIRS of ``(osis id, KJV text, WEB text)`` verses (see the module docstring)."""
-    kjv = tokenize_lines([v[1].translate(_DROPPED) for v in verses], "en", True, jobs, True)
-    web = tokenize_lines([v[2].translate(_DROPPED) for v in verses], "en", True, jobs, True)
-    kept = [
-        (verses[i][0], s1, s2)
-        for i, s1, s2 in clean_pairs(
-            zip(kjv, web, strict=True), min_tokens=min_tokens, max_tokens=max_tokens, max_ratio=None
-        )
-        if s1 != s2
-    ]
-    return pa.table(
-        {
-            "id": [k for k, _, _ in kept],
-            "s1": [s for _, s, _ in kept],
-            "s2": [s for _, _, s in kept],
-            "len1": pa.array([s.count(" ") + 1 for _, s, _ in kept], pa.int32()),
-            "len2": pa.array([s.count(" ") + 1 for _, _, s in kept], pa.int32()),
-        },
-        schema=artefacts.SEGMENT_PAIRS,
-    )
-
-
-def read_kjv_web(kjv_root: Path, web_root: Path) -> list[tuple[str, str, str]]:
-    """``(osis id, KJV, WEB)`` for verses non-empty in both modules, in KJV order."""
-    return read_bible_pairs(kjv_root, web_root, KJV_MODULE, WEB_MODULE)
 
 
 def read_paranmt(path: Path) -> pa.Table:

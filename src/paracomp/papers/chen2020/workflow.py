@@ -2,8 +2,8 @@
 block. Imports no torch.
 
 The training corpus is named by one config key, ``papers.chen2020.corpus`` (:data:`CORPORA`);
-the Bible stand-in (:data:`BIBLE_PAIRS`) is built by this paper's own rule until the corpus
-artefact of wieting2017's issue replaces it.
+the Bible stand-in (:data:`BIBLE_PAIRS`) is the shared English–English corpus artefact of
+rules/corpus.smk (rule ``english_bible_pairs``), which wieting2017 trains on too.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from typing import Any
 
 from paracomp.errors import ConfigError
 
-BIBLE_PAIRS = "resources/corpus/chen2020/kjv_web.parquet"
+BIBLE_PAIRS = "resources/corpus/bible-kjv-web.parquet"
 """English–English KJV–WEB verse pairs (papers.chen2020.corpus)."""
 PARANMT_PAIRS = "resources/corpus/chen2020/paranmt_5m.parquet"
 CORPORA = {
