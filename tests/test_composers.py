@@ -19,7 +19,9 @@ from paracomp.train.config import TrainConfig
 
 OTHER_WIDTHS = {"wlo", "lstm_avg", "lstm_gaussian"}  # tests/test_models_gaussian.py
 NAMES = [name for name in COMPOSERS if name not in OTHER_WIDTHS]
-LEARNED = ["sum_proj", "rnn", "gru", "bigru", "cnn3", "cnn3579", "tree_rnn"]
+W2017 = ["lstm", "lstmavg", "bilstmavg", "gran", "gran2", "gran3", "gran4", "gran5"]
+W2017 += ["gran5_mean", "bigran"]
+LEARNED = ["sum_proj", "rnn", "gru", "bigru", "cnn3", "cnn3579", "tree_rnn", *W2017]
 DIM = 12  # every width of cnn3579 gets filters (6/3/2/1), bigru halves 6+6
 
 
@@ -64,6 +66,7 @@ def test_registry_names():
         "cnn3579",
         *OTHER_WIDTHS,
         "tree_rnn",
+        *W2017,  # tests/test_models_w2017.py
     }
 
 

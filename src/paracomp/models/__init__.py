@@ -5,6 +5,8 @@ LEARNED_COMPOSERS = frozenset(
     {"sum_proj", "rnn", "gru", "bigru", "cnn3", "cnn3579"}
     | {"lstm_avg", "lstm_gaussian"}  # Chen & Gimpel 2020 (models.gaussian)
     | {"tree_rnn"}  # Wieting et al. 2015 (models.tree_rnn)
+    | {"lstm", "lstmavg", "bilstmavg", "bigran", "gran5_mean"}  # Wieting & Gimpel 2017
+    | {"gran", "gran2", "gran3", "gran4", "gran5"}  # (models.peephole)
 )
 """Composers with parameters of their own: a fact the workflow needs when it builds the DAG,
 without importing torch (tests check it against the registry)."""
@@ -14,3 +16,7 @@ PROBABILISTIC_COMPOSERS = frozenset({"wlo", "lstm_gaussian"})
 
 PRIOR_COMPOSERS = frozenset({"wlo"})
 """Composers whose word operators take the KL-to-N(0, I) prior (losses.gaussian.wlo_prior)."""
+
+BI_COMPOSERS = frozenset({"bilstmavg", "bigran"})
+"""Composers that combine two directions and take the setting ``bi_combine``
+(models.peephole)."""

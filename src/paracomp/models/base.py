@@ -49,6 +49,13 @@ class SegmentBatch:
         (ties in batch order; segment ``i`` at place ``places[i]``) and step ``t`` holding the
         rows of token ``t`` of the ``batch_sizes[t]`` segments longer than ``t`` (an int64 CPU
         tensor; empty segments are in no step). ``reverse`` takes the tokens last to first."""
+        where, batch_sizes, places = self.packing(reverse)
+        ids = torch.empty_like(self.ids).index_copy_(0, where, self.ids)
+        return self.rows.index_select(0, ids), batch_sizes, places
+
+    def packing(self, reverse: bool = False) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(where, batch_sizes, places)`` of :meth:`packed`: token ``k`` (``ids`` order)
+        goes to row ``where[k]`` of the packed data."""
         lengths = self.lengths()
         n, total, device = len(self), self.ids.numel(), self.ids.device
         order = torch.sort(lengths, descending=True, stable=True).indices
@@ -60,8 +67,7 @@ class SegmentBatch:
         if reverse:
             step = lengths.index_select(0, segment) - 1 - step
         where = step_start.index_select(0, step) + places.index_select(0, segment)
-        ids = torch.empty_like(self.ids).index_copy_(0, where, self.ids)
-        return self.rows.index_select(0, ids), batch_sizes, places
+        return where, batch_sizes, places
 
 
 class Composer(nn.Module, ABC):

@@ -8,12 +8,14 @@ word's row, e.g. ``2·dim`` for a word operator with a shift and a scale) and re
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import partial
+from typing import Any
 
 import torch
 from torch import nn
 
+from paracomp.models import BI_COMPOSERS
 from paracomp.models.algebraic import (
     AdditiveComposer,
     MaxComposer,
@@ -23,6 +25,7 @@ from paracomp.models.algebraic import (
 from paracomp.models.base import Composer, ComposerFactory
 from paracomp.models.convolutional import ConvComposer
 from paracomp.models.gaussian import GAUSSIAN_COMPOSERS
+from paracomp.models.peephole import W2017_COMPOSERS
 from paracomp.models.recurrent import BiGRUComposer, RecurrentComposer
 from paracomp.models.tree_rnn import TreeRNNComposer
 
@@ -50,9 +53,28 @@ COMPOSERS: dict[str, ComposerFactory] = {
     "cnn3579": partial(ConvComposer, shares={3: 150, 5: 75, 7: 50, 9: 25}),
     **GAUSSIAN_COMPOSERS,
     "tree_rnn": partial(TreeRNNComposer, init="sum", branching="right"),
+    **W2017_COMPOSERS,
 }
 """Composer factories by config name; each takes the output dimension and, optionally, the
 generator to draw the initial parameters from (see :class:`ComposerFactory`). ``tree_rnn``
 composes over the trees the batch carries (:class:`~paracomp.models.tree_rnn.TreeBatch`), a
-segment without one right-branching; it starts as ``tanh(c1 + c2)`` (``init="sum"``)."""
+segment without one right-branching; it starts as ``tanh(c1 + c2)`` (``init="sum"``).
+Wieting & Gimpel's (2017) ``lstm`` … ``bigran`` are :mod:`paracomp.models.peephole`'s."""
 
+COMPOSER_SETTINGS: dict[str, tuple[str, ...]] = dict.fromkeys(BI_COMPOSERS, ("bi_combine",))
+"""The run settings (``TrainConfig`` fields) a composer's factory takes as keywords."""
+
+
+def make_composer(
+    name: str,
+    dim: int,
+    generator: torch.Generator | None = None,
+    settings: Mapping[str, Any] | None = None,
+) -> Composer:
+    """``COMPOSERS[name](dim, generator)`` with those of the run ``settings`` (a
+    ``TrainConfig.to_dict()`` or the ``config`` a run saved) that the composer takes
+    (:data:`COMPOSER_SETTINGS`); a setting absent from ``settings`` keeps the factory's
+    default."""
+    settings = settings or {}
+    options = {k: settings[k] for k in COMPOSER_SETTINGS.get(name, ()) if k in settings}
+    return COMPOSERS[name](dim, generator, **options)
