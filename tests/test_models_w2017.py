@@ -68,14 +68,11 @@ def _lstm_by_hand(xs: list[tuple[float, float]], outgate: bool = True) -> list[l
     for x in xs:
         new_h, new_c = [], []
         for u in range(2):
-
-            def pre(name: str) -> float:
-                return W_IN[name][u] * x[u] + W_HID[name][u] * h[u] + BIAS[name][u]
-
-            i = sigmoid(pre("i") + PEEP["i"][u] * c[u])
-            f = sigmoid(pre("f") + PEEP["f"][u] * c[u])
-            cell = f * c[u] + i * math.tanh(pre("c"))
-            o = sigmoid(pre("o") + PEEP["o"][u] * cell) if outgate else 1.0
+            pre = {k: W_IN[k][u] * x[u] + W_HID[k][u] * h[u] + BIAS[k][u] for k in "ifco"}
+            i = sigmoid(pre["i"] + PEEP["i"][u] * c[u])
+            f = sigmoid(pre["f"] + PEEP["f"][u] * c[u])
+            cell = f * c[u] + i * math.tanh(pre["c"])
+            o = sigmoid(pre["o"] + PEEP["o"][u] * cell) if outgate else 1.0
             new_h.append(o * math.tanh(cell))
             new_c.append(cell)
         h, c = new_h, new_c
@@ -133,20 +130,19 @@ def _gran_by_hand(gran_type: int, xs: list[tuple[float, float]]) -> list[list[fl
     for x, h in zip(xs, hs):
         new = []
         for u in range(2):
-            recur = gran_type == 4
-
-            def gate(g: int) -> float:
-                pre = GX[g][u] * x[u] + GH[g][u] * h[u] + GB[g][u]
-                return sigmoid(pre + (GA[g][u] * a[u] if recur else 0.0))
-
+            recur = GA if gran_type == 4 else ((0.0, 0.0), (0.0, 0.0))
+            gate = [
+                sigmoid(GX[g][u] * x[u] + GH[g][u] * h[u] + recur[g][u] * a[u] + GB[g][u])
+                for g in range(2)
+            ]
             if gran_type == 1:
-                new.append(x[u] * gate(0))
+                new.append(x[u] * gate[0])
             elif gran_type == 2:
-                new.append(h[u] * gate(0))
+                new.append(h[u] * gate[0])
             elif gran_type in (3, 4):
-                new.append(a[u] * gate(0) + x[u] * gate(1))
+                new.append(a[u] * gate[0] + x[u] * gate[1])
             else:
-                new.append(x[u] * gate(0) + h[u] * gate(1))
+                new.append(x[u] * gate[0] + h[u] * gate[1])
         a = new
         out.append(a)
     return out

@@ -21,7 +21,7 @@ from paracomp import artefacts
 from paracomp.models import PROBABILISTIC_COMPOSERS
 from paracomp.models.base import Composer, SegmentBatch
 from paracomp.models.pair import PairModel
-from paracomp.models.registry import COMPOSERS
+from paracomp.models.registry import make_composer
 from paracomp.models.vocab import UNK
 from paracomp.train.config import TrainConfig
 
@@ -104,7 +104,7 @@ def load_run(run_dir: Path, device: str = "cpu") -> tuple[TrainConfig, TrainedEn
     ``embeddings.parquet`` in ``run_dir``."""
     saved = torch.load(Path(run_dir) / "composer.pt", map_location=device, weights_only=True)
     config = TrainConfig.from_dict(saved["config"])
-    composer = COMPOSERS[config.composer](config.dim).to(device)
+    composer = make_composer(config.composer, config.dim, settings=config.to_dict()).to(device)
     composer.load_state_dict(saved["composer"])
     composer.eval()
     words, matrix = artefacts.read_embeddings(Path(run_dir) / "embeddings.parquet")

@@ -14,7 +14,7 @@ from paracomp.losses.hinge import OBJECTIVES, HingeObjective
 from paracomp.losses.negatives import MaxSampler, MixSampler, NegativeSampler, RandomSampler
 from paracomp.losses.scores import SCORES
 from paracomp.models.pair import PairModel
-from paracomp.models.registry import COMPOSERS
+from paracomp.models.registry import make_composer
 from paracomp.train.config import TrainConfig
 
 
@@ -29,7 +29,7 @@ def build_model(config: TrainConfig, n_rows: int) -> PairModel:
     parameters, then the word rows, are drawn from one generator seeded with the init seed
     (composers without parameters draw nothing)."""
     generator = torch.Generator().manual_seed(seeds(config)[0])
-    composer = COMPOSERS[config.composer](config.dim, generator)
+    composer = make_composer(config.composer, config.dim, generator, config.to_dict())
     return PairModel(composer, n_rows, config.init_scale, generator)
 
 

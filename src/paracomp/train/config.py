@@ -19,7 +19,7 @@ import jsonschema
 import yaml
 
 from paracomp.errors import ConfigError
-from paracomp.models import PRIOR_COMPOSERS, PROBABILISTIC_COMPOSERS
+from paracomp.models import BI_COMPOSERS, PRIOR_COMPOSERS, PROBABILISTIC_COMPOSERS
 
 PAIR_OBJECTIVES = ("bicvm", "paraphrase")
 """Objectives over segment pairs (:mod:`paracomp.train.pairs`); ``targets`` trains segments
@@ -31,6 +31,7 @@ PAIR_ONLY = {
     "megabatch": 0,
     "scramble": 0.0,
     "prior_weight": 0.0,
+    "word_dropout": 0.0,
 }
 """Settings of the pair objectives' loss only, with the value that switches each off."""
 
@@ -107,6 +108,8 @@ class TrainConfig:
     reg_initial: float = _default("reg_initial")
     lr_composer: float | None = _default("lr_composer")
     adagrad_eps: float | None = _default("adagrad_eps")
+    word_dropout: float = _default("word_dropout")
+    bi_combine: str = _default("bi_combine")
 
     def __post_init__(self) -> None:
         validate(self.to_dict())
@@ -165,6 +168,28 @@ def validate(values: Mapping[str, Any], where: str = "train config") -> None:
     if values.get("adagrad_eps") is not None and values.get("optimizer", "adagrad") != "adagrad":
         raise ConfigError(f"{where}: adagrad_eps needs optimizer 'adagrad'")
     _check_pair_modes(values, where)
+    _check_noise(values, where)
+
+
+def _check_noise(values: Mapping[str, Any], where: str) -> None:
+    """Dropout, word dropout and the Bi combination: one dropout at a time (as in Wieting &
+    Gimpel's code); under a pair objective not with the MATLAB-style ``max_skip`` sampler or
+    tree composers (their batches are not dropped out); ``bi_combine`` only where a
+    composer combines two directions."""
+    dropout, word_dropout = values.get("dropout", 0.0), values.get("word_dropout", 0.0)
+    if dropout and word_dropout:
+        raise ConfigError(f"{where}: dropout and word_dropout cannot both be on")
+    pairs = values.get("objective", "bicvm") in PAIR_OBJECTIVES
+    if pairs and (dropout or word_dropout):
+        if values.get("sampler") == "max_skip":
+            raise ConfigError(f"{where}: dropout and word_dropout do not apply to sampler max_skip")
+        if values.get("composer") == "tree_rnn":
+            raise ConfigError(f"{where}: dropout and word_dropout do not apply to tree_rnn")
+    combine = values.get("bi_combine", "sum")
+    if combine != "sum" and "composer" in values and values["composer"] not in BI_COMPOSERS:
+        raise ConfigError(
+            f"{where}: bi_combine {combine!r} needs a Bi composer {sorted(BI_COMPOSERS)}"
+        )
 
 
 def _check_pair_modes(values: Mapping[str, Any], where: str) -> None:

@@ -160,11 +160,16 @@ class MegaBatchMode:
         )
         return MegaBatch(pairs, pool, negatives)
 
-    def loss(self, model: PairModel, step: MegaStep) -> torch.Tensor:
-        """The step's loss (module docstring), with autograd."""
+    def loss(
+        self, model: PairModel, step: MegaStep, generator: torch.Generator | None = None
+    ) -> torch.Tensor:
+        """The step's loss (module docstring), with autograd; with ``dropout`` or
+        ``word_dropout`` the composed word rows are dropped out (draws from ``generator``),
+        the mining having composed without."""
         ids, starts = step.segments()
         batch = model.lookup(ids, starts)
-        vectors = model.composer(batch)
+        dropping = self.noise.dropout or self.noise.word_dropout
+        vectors = model.composer(self.noise.dropped(batch, generator) if dropping else batch)
         s1, s2, n1, n2 = vectors.split(step.size)
         score, margin = self.objective.score, self.objective.margin
         positive = score.paired(s1, s2)

@@ -6,10 +6,12 @@ epoch (weights, optimiser, sampler, batch-order and torch generator states). The
 embeddings are the side-1 (English) word vectors, without the UNK row (with it under
 ``export_unk``).
 
-Two settings add to the plain batches: ``scramble`` shuffles the words of drawn pairs
-(:mod:`paracomp.train.perturb`, from a generator of its own), and ``megabatch`` replaces the
-sampler by mega-batch hardest negatives (:mod:`paracomp.train.megabatch`), with the WLO prior
-(``prior_weight``) on top.
+Settings that add to the plain batches: ``scramble`` shuffles the words of drawn pairs and
+``dropout`` or ``word_dropout`` drop the word vectors of the segments composed with gradient
+(:mod:`paracomp.train.perturb`, all three from one perturbation generator of the task's, saved
+in its checkpoints; under a dropout the negatives come from a pass without it,
+:mod:`paracomp.train.noisy`), and ``megabatch`` replaces the sampler by mega-batch hardest
+negatives (:mod:`paracomp.train.megabatch`), with the WLO prior (``prior_weight``) on top.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from paracomp.train import loop
 from paracomp.train.build import build_model, build_objective, build_sampler, seeds
 from paracomp.train.config import TrainConfig
 from paracomp.train.megabatch import MegaBatchMode, MegaStep
+from paracomp.train.noisy import noisy_loss
 from paracomp.train.optim import make_optimizer
 from paracomp.train.perturb import InputNoise
 from paracomp.train.pretrained import found_rows, merged_rows
@@ -68,7 +71,8 @@ def side1_encoder(model: PairModel, data: EncodedPairs, oov: str = "skip") -> Av
 
 
 def perturbation_seed(config: TrainConfig) -> int:
-    """The seed of the perturbations (scrambling), independent of :func:`seeds`' three."""
+    """The seed of the perturbations (scrambling, dropout), independent of :func:`seeds`'
+    three."""
     return int(np.random.SeedSequence(config.seed).generate_state(4)[3])
 
 
@@ -118,9 +122,11 @@ class PairTask(loop.Task):
         self.steps_per_epoch = -(-data.n_pairs // config.batch_size)
         self.total_steps = config.epochs * self.steps_per_epoch
         self.log_every = self.checkpoint_every = self.steps_per_epoch
-        self.noise = InputNoise(scramble=config.scramble)
+        dropout = 0.0 if not config.pairs else config.dropout
+        self.noise = InputNoise(dropout, config.word_dropout, config.scramble)
+        self.dropping = bool(self.noise.dropout or self.noise.word_dropout)
         self.perturb = None
-        if config.scramble:
+        if config.scramble or self.dropping:
             self.perturb = torch.Generator().manual_seed(perturbation_seed(config))
         self.megabatch = None
         if config.megabatch:
@@ -171,7 +177,7 @@ class PairTask(loop.Task):
         if isinstance(batch, MegaStep):
             assert self.megabatch is not None
             with self._precision():
-                loss = self.megabatch.loss(self.model, batch)
+                loss = self.megabatch.loss(self.model, batch, self.perturb)
             self.optimizer.zero_grad()
             loss.backward()
             self.optimizer.step()
@@ -181,12 +187,19 @@ class PairTask(loop.Task):
             batch = pairs, self.noise.scrambled(ids, starts, self.perturb), starts
         pairs = PairBatch(*batch, self.data)
         with self._precision():
-            by_hand = self.objective.loss_and_gradient(self.model, pairs, self.sampler)
-            if by_hand is None:
-                loss = self.objective.loss(self.model, pairs, self.sampler)
-                if self.config.reg_composer:
-                    params = self.model.composer.parameters()
-                    loss = loss + composition_l2(params, self.config.reg_composer)
+            if self.dropping:  # autograd whatever the composer, negatives mined without dropout
+                assert self.perturb is not None
+                by_hand = None
+                loss = noisy_loss(
+                    self.objective, self.model, pairs, self.sampler, self.noise, self.perturb
+                )
+            else:
+                by_hand = self.objective.loss_and_gradient(self.model, pairs, self.sampler)
+                if by_hand is None:
+                    loss = self.objective.loss(self.model, pairs, self.sampler)
+            if by_hand is None and self.config.reg_composer:
+                params = self.model.composer.parameters()
+                loss = loss + composition_l2(params, self.config.reg_composer)
         if by_hand is not None:
             loss, rows = by_hand
             if self.pull is not None:

@@ -73,8 +73,9 @@ from paracomp.train.pairs import PairTask
 def supports(config: TrainConfig) -> bool:
     """Whether :class:`StaticStep` trains ``config``: a pair objective with the random, MAX or
     MIX sampler, a sum or mean composer, AdaGrad with its default ε, no mixed precision, and
-    none of the settings the static step does not implement (mega-batches, scrambling, the
-    prior, the L2 pulls of the composer or towards the initial rows); other runs take the
+    none of the settings the static step does not implement (mega-batches, scrambling,
+    dropout, the prior, the L2 pulls of the composer or towards the initial rows); other runs
+    take the
     eager step."""
     return (
         config.pairs
@@ -84,6 +85,7 @@ def supports(config: TrainConfig) -> bool:
         and config.adagrad_eps is None
         and not config.mixed_precision
         and not (config.megabatch or config.scramble or config.prior_weight)
+        and not (config.dropout or config.word_dropout)
         and not (config.reg_initial or config.reg_composer)
     )
 
