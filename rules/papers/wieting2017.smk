@@ -1,7 +1,180 @@
-# wieting2017: no table is built yet (the paper's issue builds them); its named target builds the
-# tables its config block lists.
+# Wieting & Gimpel 2017: the sentential training pairs (papers.wieting2017.corpus: the shared
+# KJV-WEB Bible pairs of rules/corpus.smk by default, SimpWiki upstream in
+# config/published.yaml), the PPDB pairs of the same token count (Table 1), the initial
+# vectors, one job per grid point of every run (train with the generic `paracomp train`, then
+# score on the 22 transfer sets and the 5 STS 2016 sets), and the transfer Tables 1-4 and 7
+# (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS".
+from paracomp.papers.wieting2017.workflow import (
+    R as W17_R,
+    SELECTION_SETS as W17_SELECTION_SETS,
+    TRANSFER_SETS as W17_TRANSFER_SETS,
+    TRANSFER_TABLES as W17_TABLES,
+    W as W17_W,
+    Inputs as W17Inputs,
+)
+
+W17 = block("wieting2017")
+CUSTOM_TABLES["wieting2017"].update(W17.get("tables", {}))
+_W17_SETS = [*W17_TRANSFER_SETS, *W17_SELECTION_SETS]
+W17I = W17Inputs(
+    W17,
+    TRAIN["defaults"],
+    {s: f"resources/sets/{s}.parquet" for s in available(_W17_SETS)},
+    tuple(unavailable(_W17_SETS)),
+    {
+        name: dataset_folder(name)
+        for name in {"simpwiki-v2", *W17.get("ppdb", {}).get("datasets", [])}
+    },
+    EVAL["splits"],
+    EVAL["tokenizer"],
+    EVAL["lowercase"],
+)
+
+
+wildcard_constraints:
+    w17table="|".join(W17_TABLES),
+    w17run="|".join(W17I.runs()) or "none",
+    w17point=r"\d+",
 
 
 rule wieting2017:
     input:
         table_targets("wieting2017"),
+
+
+rule w2017_sentences:
+    input:
+        W17I.sentence_input,
+    output:
+        f"{W17_R}/pairs/sentences.parquet",
+    log:
+        "logs/wieting2017/pairs/sentences.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/pairs/sentences.tsv"
+    params:
+        settings=W17I.sentence_params,
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 sentences --input {input:q} --params {params.settings:q}"
+        " --out {output:q} > {log} 2>&1"
+
+
+rule w2017_ppdb:
+    input:
+        unpack(W17I.ppdb_inputs),
+    output:
+        f"{W17_R}/pairs/ppdb.parquet",
+    log:
+        "logs/wieting2017/pairs/ppdb.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/pairs/ppdb.tsv"
+    params:
+        settings=W17I.ppdb_params,
+    resources:
+        mem_mb=8000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 ppdb --ppdb {input.ppdb:q} --sentences {input.sentences:q}"
+        " --params {params.settings:q} --out {output:q} > {log} 2>&1"
+
+
+rule w2017_init:
+    input:
+        unpack(W17I.init_inputs),
+    output:
+        f"{W17_R}/init.parquet",
+    log:
+        "logs/wieting2017/init.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/init.tsv"
+    params:
+        tokenizer=EVAL["tokenizer"],
+        lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
+    resources:
+        mem_mb=8000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 init --embeddings {input.embeddings:q} --pairs {input.pairs:q}"
+        " --sets {input.sets:q} --tokenizer {params.tokenizer} {params.lowercase}"
+        " --out {output:q} > {log} 2>&1"
+
+
+rule w2017_point:
+    input:
+        unpack(W17I.point_inputs),
+    output:
+        embeddings=f"{W17_W}/points/{{w17run}}/{{w17point}}/embeddings.parquet",
+        train=f"{W17_W}/points/{{w17run}}/{{w17point}}/train.json",
+        scores=f"{W17_W}/points/{{w17run}}/{{w17point}}/scores.csv",
+        pairs=f"{W17_W}/points/{{w17run}}/{{w17point}}/pairs.parquet",
+        record=f"{W17_W}/points/{{w17run}}/{{w17point}}/record.json",
+    log:
+        "logs/wieting2017/points/{w17run}/{w17point}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/points/{w17run}/{w17point}.tsv"
+    params:
+        run=W17I.run_params,
+        point=W17I.run_point,
+        sets=W17I.eval_args,
+        folder=f"{W17_W}/points/{{w17run}}/{{w17point}}",
+        device=TRAIN["device"],
+    threads: TRAIN["threads"]
+    resources:
+        gpu=TRAIN["gpu"],
+        mem_mb=TRAIN["mem_mb"],
+        runtime=TRAIN["runtime"],
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "(paracomp train --pairs {input.pairs:q} --init {input.init:q} --params {params.run:q}"
+        " --point {params.point:q} --out {params.folder:q} --record {output.train:q}"
+        " --threads {threads} --device {params.device}"
+        " && paracomp wieting2017 transfer --run {params.folder:q} --run-name {wildcards.w17run}"
+        " --index {wildcards.w17point} --train-record {output.train:q} {params.sets}"
+        " --out {params.folder:q}) > {log} 2>&1"
+
+
+rule w2017_table:
+    input:
+        W17I.table_inputs,
+    output:
+        table=report(
+            "results/wieting2017/{w17table}.csv",
+            category="wieting2017",
+            subcategory="{w17table}",
+            labels={"file": "table"},
+            caption="../../workflow/report/table.rst",
+        ),
+        compare=report(
+            "results/wieting2017/{w17table}.compare.csv",
+            category="wieting2017",
+            subcategory="{w17table}",
+            labels={"file": "compare (ours, paper, delta)"},
+            caption="../../workflow/report/compare.rst",
+        ),
+        markdown="results/wieting2017/{w17table}.md",
+    log:
+        "logs/wieting2017/tables/{w17table}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/tables/{w17table}.tsv"
+    params:
+        points=W17I.table_args,
+        sets=W17I.table_set_args,
+        setting=W17I.setting,
+    localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 table {wildcards.w17table} {params.points} {params.sets}"
+        " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"

@@ -50,6 +50,14 @@ def _sts_rows(path: Path, encoder, splits, tokenizer, lowercase, oov):
     return preds, pd.concat([metrics, pd.DataFrame(absent, columns=STS_COLUMNS)], ignore_index=True)
 
 
+def set_rows(
+    path: Path, encoder, splits: dict[str, str], tokenizer: str, lowercase: bool, oov: str
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-pair predictions and per-subset metrics of ``encoder`` on one parsed set (the
+    configured split), with a row for each subset of the full release absent from it."""
+    return _sts_rows(path, encoder, splits, tokenizer, lowercase, oov)
+
+
 def evaluate_model(
     embeddings: Path,
     sts_sets: list[Path],

@@ -1,0 +1,171 @@
+"""``paracomp wieting2017 …``: training pairs, initial vectors, transfer scores, tables."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+from pathlib import Path
+
+log = logging.getLogger("paracomp")
+
+
+def _pairs(items: list[str] | None) -> dict[str, str]:
+    return dict(item.split("=", 1) for item in items or [])
+
+
+def _sentences(args: argparse.Namespace) -> None:
+    from paracomp import artefacts
+    from paracomp.data.fetch import verify_fetched
+    from paracomp.papers.wieting2017.data import read_simpwiki, sentence_pairs
+
+    params = json.loads(args.params)
+    source = Path(args.input)
+    if params["corpus"] == "simpwiki":
+        verify_fetched(source)
+        corpus, inputs = read_simpwiki(source), [source / "MANIFEST.json"]
+    else:
+        corpus, inputs = artefacts.read(source), [source]
+    table = sentence_pairs(corpus, params.get("max_tokens"), params.get("pairs"), params["seed"])
+    log.info("%d of %d sentence pairs kept", table.num_rows, corpus.num_rows)
+    prov = artefacts.Provenance(
+        "wieting2017-sentences", params["corpus"], artefacts.input_checksums(inputs), params
+    )
+    artefacts.write(table, Path(args.out), artefacts.SEGMENT_PAIRS, prov)
+
+
+def _ppdb(args: argparse.Namespace) -> None:
+    from paracomp import artefacts
+    from paracomp.data.fetch import verify_fetched
+    from paracomp.papers.wieting2017.data import read_ppdb, token_matched, tokens
+
+    params = json.loads(args.params)
+    files = []
+    for folder in map(Path, args.ppdb):
+        manifest = verify_fetched(folder)
+        names = sorted(n for n in manifest["files"] if n.endswith(".txt") or "ppdb" in n)
+        files += [folder / n for n in names if not n.lower().startswith("readme")]
+    pool = read_ppdb(files)
+    sentences = artefacts.read(Path(args.sentences))
+    target = tokens(sentences)
+    table, reached = token_matched(pool, target, params["seed"])
+    note = (
+        f"{tokens(table):,} tokens for the sentence pairs' {target:,}"
+        if reached
+        else f"all {pool.num_rows:,} pairs: {tokens(table):,} tokens, fewer than the sentence "
+        f"pairs' {target:,}"
+    )
+    log.info("PPDB sample: %d pairs, %s", table.num_rows, note)
+    inputs = [Path(f) / "MANIFEST.json" for f in args.ppdb] + [Path(args.sentences)]
+    prov = artefacts.Provenance(
+        "wieting2017-ppdb", "PPDB", artefacts.input_checksums(inputs),
+        {**params, "target_tokens": target, "reached": reached}, note,
+    )  # fmt: skip
+    artefacts.write(table, Path(args.out), artefacts.SEGMENT_PAIRS, prov)
+
+
+def _init(args: argparse.Namespace) -> None:
+    import pyarrow.parquet as pq
+
+    from paracomp import artefacts
+    from paracomp.eval.tokens import tokenize_all
+    from paracomp.papers.wieting2017.data import initial_vectors, vocabulary
+
+    sentences = []
+    for path in args.sets or []:
+        frame = pq.read_table(path, columns=["s1", "s2"]).to_pandas()
+        for column in ("s1", "s2"):
+            sentences += tokenize_all(frame[column].tolist(), args.tokenizer, args.lowercase)
+    tables = [artefacts.read(Path(p)) for p in args.pairs]
+    needed = vocabulary(tables, sentences)
+    words, matrix = artefacts.read_embeddings(Path(args.embeddings))
+    kept, rows = initial_vectors(words, matrix, needed)
+    log.info("%d of %d needed words have initial vectors", len(kept), len(needed))
+    inputs = [Path(args.embeddings), *map(Path, args.pairs), *map(Path, args.sets or [])]
+    prov = artefacts.Provenance(
+        "wieting2017-init", Path(args.embeddings).stem, artefacts.input_checksums(inputs),
+        {"tokenizer": args.tokenizer, "lowercase": args.lowercase},
+        f"{len(kept)} of the {len(needed)} words of the training pairs and evaluation sets",
+    )  # fmt: skip
+    artefacts.write_embeddings(kept, rows, Path(args.out), prov)
+
+
+def _transfer(args: argparse.Namespace) -> None:
+    from paracomp.atomic import atomic_path
+    from paracomp.papers.wieting2017.transfer import score_point
+    from paracomp.train.tuning import write_json
+
+    unavailable = _pairs(args.unavailable)
+    scores, pairs = score_point(
+        Path(args.run), {k: Path(v) for k, v in _pairs(args.set).items()}, _pairs(args.split),
+        unavailable, args.tokenizer, args.lowercase,
+    )  # fmt: skip
+    out = Path(args.out)
+    with atomic_path(out / "pairs.parquet") as tmp:
+        pairs.to_parquet(tmp, index=False)
+    with atomic_path(out / "scores.csv") as tmp:
+        scores.to_csv(tmp, index=False, float_format="%.6f")
+    train = json.loads(Path(args.train_record).read_text())
+    record = {"run": args.run_name, "index": args.index, "point": train.get("point", {}),
+              "train": train}  # fmt: skip
+    write_json(out / "record.json", record)
+
+
+def _table(args: argparse.Namespace) -> None:
+    from paracomp.papers.wieting2017.tables import write_transfer_table
+
+    sets = {k: Path(v) for k, v in _pairs(args.set).items()}
+    write_transfer_table(
+        args.table, args.points or [], json.loads(args.setting), Path(args.out), sets
+    )
+
+
+def _tokenizer_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    parser = sub.add_parser("wieting2017", help="Wieting & Gimpel 2017: data, scores, tables")
+    cmds = parser.add_subparsers(dest="wieting2017_command", required=True)
+
+    p = cmds.add_parser("sentences", help="the sentential training pairs")
+    p.add_argument("--input", required=True, help="corpus artefact (bible) or simpwiki folder")
+    p.add_argument("--params", required=True, help="corpus, max_tokens, pairs, seed (JSON)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_sentences)
+
+    p = cmds.add_parser("ppdb", help="PPDB pairs sampled to the sentence pairs' token count")
+    p.add_argument("--ppdb", nargs="+", required=True, help="fetched PPDB dataset folders")
+    p.add_argument("--sentences", required=True, help="the sentential training pairs")
+    p.add_argument("--params", required=True, help="seed (JSON)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_ppdb)
+
+    p = cmds.add_parser("init", help="initial vectors of the words of the pairs and sets")
+    p.add_argument("--embeddings", required=True)
+    p.add_argument("--pairs", nargs="+", required=True)
+    p.add_argument("--sets", nargs="*", help="parsed evaluation sets")
+    _tokenizer_args(p)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_init)
+
+    p = cmds.add_parser("transfer", help="score one trained grid point on the transfer sets")
+    p.add_argument("--run", required=True, help="the trained run folder")
+    p.add_argument("--run-name", required=True)
+    p.add_argument("--index", type=int, required=True, help="the grid point's index")
+    p.add_argument("--train-record", required=True, help="the training record JSON")
+    p.add_argument("--set", nargs="*", metavar="NAME=PATH")
+    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT")
+    p.add_argument("--unavailable", nargs="*", metavar="NAME=REASON")
+    _tokenizer_args(p)
+    p.add_argument("--out", required=True, help="folder of scores.csv, pairs.parquet, record.json")
+    p.set_defaults(func=_transfer)
+
+    p = cmds.add_parser("table", help="build a transfer table (1, 2, 3, 4, 7)")
+    p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7"])
+    p.add_argument("--points", nargs="*", metavar="RUN=FOLDER")
+    p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="sets (Table 7's sentences)")
+    p.add_argument("--setting", required=True, help="the training setting (JSON)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_table)

@@ -1,0 +1,368 @@
+"""Tables 1-4 and 7 of Wieting & Gimpel (2017) from the scored grid points of each run.
+
+Every cell is computed or empty with its reason. Tables 1-3: the mean Pearson r ×100 over the
+22 transfer subsets of the point a selection picks (:mod:`paracomp.papers.wieting2017.transfer`;
+Table 1 and the "2016 STS" columns: by the STS 2016 mean, "Oracle": by the 22-set mean
+itself). Table 4: per-subset r of AVG, LSTMAVG and GRAN picked by STS 2016 (its printed body is
+missing from the paper's text we have: no paper column). Table 7: the error examples, by the
+rule of the paper's §5.1 (see :func:`table7`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from paracomp.papers import printed_table
+from paracomp.papers.wieting2017.transfer import (
+    SELECTION_SUBSETS,
+    STS_SUBSETS,
+    TRANSFER_SUBSETS,
+    PointScores,
+    select,
+)
+from paracomp.papers.wieting2017.workflow import TABLE_RUNS
+from paracomp.tables.build import Cell, compare_table, wide_table
+from paracomp.tables.printed import PrintedTable
+from paracomp.tables.write import write_outputs
+
+PAPER = "wieting2017"
+MISSING_BODY = (
+    "the printed body of this table is missing from the paper's text we have (TEI): no paper value"
+)
+CRITERION_LABELS = {"oracle": "Oracle (22-set mean)", "sts2016": "2016 STS (5-set mean)"}
+
+
+TRAINING_DATA: dict[str, str] = {}
+"""run -> what it trained on (from the setting, :func:`write_transfer_table`)."""
+
+
+def load_points(points: Sequence[str]) -> dict[str, list[PointScores]]:
+    """``run=folder`` arguments -> each run's scored points."""
+    runs: dict[str, list[PointScores]] = {}
+    for item in points:
+        run, folder = item.split("=", 1)
+        runs.setdefault(run, []).append(PointScores.load(run, Path(folder)))
+    return runs
+
+
+def _not_configured(run: str) -> str:
+    return f"run {run} is not configured (papers.wieting2017.transfer)"
+
+
+def _describe(point: PointScores, criterion: str, n_points: int) -> str:
+    chosen = point.mean(TRANSFER_SUBSETS if criterion == "oracle" else SELECTION_SUBSETS)
+    n = sum(k in point.pearson for k in TRANSFER_SUBSETS)
+    trained = f"trained on {TRAINING_DATA[point.run]}; " if point.run in TRAINING_DATA else ""
+    return (
+        f"{trained}run {point.run}, point {point.point} of {n_points} {json.dumps(point.settings)}, "
+        f"picked by {CRITERION_LABELS[criterion]} = {chosen:.2f}; mean over {n} of "
+        f"{len(TRANSFER_SUBSETS)} subsets"
+    )
+
+
+def selected_cell(runs: Mapping[str, list[PointScores]], run: str, criterion: str) -> Cell:
+    """The 22-set mean of the point of ``run`` that ``criterion`` picks."""
+    if run not in runs:
+        return Cell(None, "", _not_configured(run))
+    point = select(runs[run], criterion)
+    if point is None:
+        subsets = TRANSFER_SUBSETS if criterion == "oracle" else SELECTION_SUBSETS
+        reasons = sorted({runs[run][0].reason(k) for k in subsets})
+        return Cell(None, "", f"no subset of the {criterion} selection was scored: {reasons}")
+    missing = point.missing(TRANSFER_SUBSETS)
+    return Cell(point.mean(TRANSFER_SUBSETS), _describe(point, criterion, len(runs[run])),
+                "; ".join(missing))  # fmt: skip
+
+
+def table1(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    return {
+        (row, col): selected_cell(runs, TABLE_RUNS["table1"][row, col], "sts2016")
+        for row in printed.rows
+        for col in printed.columns
+    }
+
+
+def selection_table(table: str):
+    def build(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+        return {
+            (row, col): selected_cell(runs, TABLE_RUNS[table][row, col], col)
+            for row in printed.rows
+            for col in printed.columns
+        }
+
+    return build
+
+
+TABLE4_COLUMNS = {"avg": "AVG", "lstmavg": "LSTMAVG", "gran": "GRAN"}
+
+
+def table4_printed() -> PrintedTable:
+    """Table 4's layout (its printed body is missing): one row per transfer subset and the
+    22-set mean, one column per model."""
+    caption = next(t["caption"] for t in _omitted() if t["table"] == "table4")
+    rows = [f"{d}/{s}" for d, s in TRANSFER_SUBSETS] + ["mean"]
+    return PrintedTable(
+        paper=PAPER, key="table4", caption=caption, metric="pearson", scale=100, decimals=1,
+        row_label="Dataset", rows=rows, columns=list(TABLE4_COLUMNS),
+        row_labels={"mean": "22-set mean"}, column_labels=TABLE4_COLUMNS, values={},
+        notes=[MISSING_BODY], column_decimals={},
+    )  # fmt: skip
+
+
+def _omitted() -> list[dict[str, Any]]:
+    import yaml
+
+    from paracomp.papers import resource
+
+    return yaml.safe_load(resource(PAPER, "printed.yaml").read_text())["omitted_tables"]
+
+
+def table4(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    cells = {}
+    for col in printed.columns:
+        run = TABLE_RUNS["table4"]["*", col]
+        point = select(runs[run], "sts2016") if run in runs else None
+        for row in printed.rows:
+            if point is None:
+                reason = _not_configured(run) if run not in runs else "no point was scored"
+                cells[row, col] = Cell(None, "", reason)
+                continue
+            data = _describe(point, "sts2016", len(runs[run]))
+            if row == "mean":
+                cells[row, col] = Cell(point.mean(TRANSFER_SUBSETS), data)
+                continue
+            key = tuple(row.split("/", 1))
+            if key in point.pearson:
+                cells[row, col] = Cell(100.0 * point.pearson[key], data)
+            else:
+                cells[row, col] = Cell(None, data, point.reason(key))
+    return cells
+
+
+# -- Table 7 ------------------------------------------------------------------------------
+
+TABLE7_ROWS = [str(i) for i in range(1, 8)]
+CATEGORIES = (
+    ("avg_over", 2, "AVG overestimates, LSTMAVG closer to gold (the paper's examples 1-2)"),
+    ("avg_under", 2, "AVG underestimates, LSTMAVG closer to gold (examples 3-4)"),
+    ("lavg_over", 3, "LSTMAVG overestimates, AVG closer to gold (examples 5-7)"),
+)
+
+
+def scale(cosine: np.ndarray) -> np.ndarray:
+    """Cosine to [0, 5]: ``5 · max(cos, 0)`` (the paper does not give its scaling)."""
+    return 5.0 * np.clip(cosine, 0.0, 1.0)
+
+
+def error_examples(pairs: pd.DataFrame, k: Mapping[str, int] | None = None) -> pd.DataFrame:
+    """Table 7's rows from pairs with ``gold``, ``lavg`` and ``avg`` (both scaled to [0, 5]):
+    per category of :data:`CATEGORIES`, the pairs where the other model's absolute error is
+    smallest relative to the wrong one's (largest error difference), the order of the
+    paper's §5.1 description; one pair appears once."""
+    counts = k or {name: n for name, n, _ in CATEGORIES}
+    err_avg = (pairs["avg"] - pairs["gold"]).abs()
+    err_lavg = (pairs["lavg"] - pairs["gold"]).abs()
+    masks = {
+        "avg_over": (pairs["avg"] > pairs["gold"]) & (err_avg > err_lavg),
+        "avg_under": (pairs["avg"] < pairs["gold"]) & (err_avg > err_lavg),
+        "lavg_over": (pairs["lavg"] > pairs["gold"]) & (err_lavg > err_avg),
+    }
+    gaps = {"avg_over": err_avg - err_lavg, "avg_under": err_avg - err_lavg,
+            "lavg_over": err_lavg - err_avg}  # fmt: skip
+    chosen, used = [], set()
+    for name, _, _ in CATEGORIES:
+        order = gaps[name][masks[name]].sort_values(ascending=False, kind="stable")
+        taken = 0
+        for index in order.index:
+            if taken == counts[name]:
+                break
+            if index in used:
+                continue
+            used.add(index)
+            chosen.append(pairs.loc[index].to_dict() | {"category": name})
+            taken += 1
+    return pd.DataFrame(chosen)
+
+
+def table7_pairs(
+    runs: Mapping[str, list[PointScores]], sets: Mapping[str, Path]
+) -> tuple[pd.DataFrame | None, str, str]:
+    """Pairs of the 20 STS subsets with gold, both models' scaled scores and sentences;
+    the data note; or None and why."""
+    frames = {}
+    notes = []
+    for col in ("lavg", "avg"):
+        run = TABLE_RUNS["table7"]["*", col]
+        if run not in runs:
+            return None, "", _not_configured(run)
+        point = select(runs[run], "sts2016")
+        if point is None or point.folder is None:
+            return None, "", f"run {run}: no point was scored"
+        frame = pd.read_parquet(point.folder / "pairs.parquet")
+        keys = set(STS_SUBSETS)
+        frame = frame[[(d, s) in keys for d, s in zip(frame["dataset"], frame["subset"])]]
+        frames[col] = frame.set_index(["dataset", "subset", "split", "id"])
+        notes.append(_describe(point, "sts2016", len(runs[run])))
+    joined = frames["lavg"][["gold", "pred"]].rename(columns={"pred": "lavg"})
+    joined = joined.join(frames["avg"][["pred"]].rename(columns={"pred": "avg"}), how="inner")
+    joined["lavg"], joined["avg"] = (
+        scale(joined["lavg"].to_numpy()),
+        scale(joined["avg"].to_numpy()),
+    )
+    joined = joined.reset_index()
+    texts = []
+    for path in sets.values():
+        texts.append(
+            pd.read_parquet(path, columns=["dataset", "subset", "split", "id", "s1", "s2"])
+        )
+    if texts:
+        text = pd.concat(texts, ignore_index=True)
+        joined = joined.merge(text, on=["dataset", "subset", "split", "id"], how="left")
+    return joined, "; ".join(notes), ""
+
+
+def table7(
+    runs: Mapping[str, list[PointScores]], sets: Mapping[str, Path], printed: PrintedTable
+) -> dict[tuple[str, str], Cell]:
+    pairs, data, reason = table7_pairs(runs, sets)
+    cells: dict[tuple[str, str], Cell] = {}
+    rows = error_examples(pairs) if pairs is not None else pd.DataFrame()
+    labels = {name: why for name, _, why in CATEGORIES}
+    for i, row in enumerate(printed.rows):
+        if i >= len(rows):
+            why = reason or "fewer pairs of this kind than rows"
+            for col in printed.columns:
+                cells[row, col] = Cell(None, data, why)
+            continue
+        example = rows.iloc[i]
+        where = f"{example['dataset']}/{example['subset']} #{example['id']}; {labels[example['category']]}"
+        values = {
+            "sentence1": example.get("s1"),
+            "sentence2": example.get("s2"),
+            "lavg": float(example["lavg"]),
+            "avg": float(example["avg"]),
+            "gold": float(example["gold"]),
+        }
+        for col in printed.columns:
+            note = "our example is not the paper's pair: compare kinds of error, not numbers"
+            cells[row, col] = Cell(values[col], f"{where}; {data}", note if i == 0 else "")
+    return cells
+
+
+def table7_printed() -> PrintedTable:
+    printed = printed_table(PAPER, "table7")
+    return dataclasses.replace(printed, rows=TABLE7_ROWS)
+
+
+# -- rendering ----------------------------------------------------------------------------
+
+
+def setting_lines(setting: Mapping[str, Any]) -> list[str]:
+    """The training setting, for every table's markdown."""
+    s = setting["sentences"]
+    lines = [
+        f"Training data: {setting['corpus']}"
+        + (f", pairs of at most {s['max_tokens']} tokens a side" if s.get("max_tokens") else "")
+        + (f", a seeded subset of {s['pairs']:,} pairs" if s.get("pairs") else "")
+        + f"; PPDB (Table 1): {', '.join(setting['ppdb']['datasets'])}, shuffled (seed "
+        f"{setting['ppdb']['seed']}) and cut at the sentence pairs' token count.",
+        f"Initial word vectors: {setting['init']['embeddings']} ({setting['dim']}d; the paper: "
+        "PARAGRAM-SL999 300d); epochs per model "
+        f"{setting['epochs']} (the paper: AVG 7, LSTM 3); run settings {setting['run']}.",
+        "Evaluation: Pearson r x 100 of the cosine on each of the 22 transfer subsets (20 STS "
+        "2012-2015, SICK test, Twitter PIT test), their unweighted mean; selection 'Oracle' by "
+        "that mean, '2016 STS' by the mean over the 5 STS 2016 subsets.",
+        f"Grids: {setting['grids']}.",
+    ]
+    for run, spec in setting["runs"].items():
+        lines.append(f"- run `{run}`: {spec}")
+    if setting.get("note"):
+        lines.append(setting["note"])
+    return lines
+
+
+def render(
+    printed: PrintedTable,
+    cells: dict[tuple[str, str], Cell],
+    setting: Mapping[str, Any],
+    extra: Sequence[str] = (),
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The wide table, its compare file and markdown."""
+    wide = wide_table(printed, cells)
+    compare = compare_table(printed, cells, {})
+    if not printed.values:
+        compare["note"] = compare["note"].map(
+            lambda n: "; ".join(x for x in (MISSING_BODY, n) if x)
+        )
+    header = "| " + " | ".join(wide.columns) + " |"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
+    numeric = compare.dropna(subset=["delta"])
+    mad = float(np.abs(numeric["delta"]).mean()) if len(numeric) else float("nan")
+    lines = [
+        f"# {printed.paper} {printed.key}",
+        "",
+        printed.caption,
+        "",
+        header,
+        "|" + "---|" * len(wide.columns),
+        *body,
+        "",
+        f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; mean |ours - "
+        f"paper| over {len(numeric)} comparable cells: {mad:.3f}.",
+        "",
+        *setting_lines(setting),
+        *extra,
+    ]
+    empty = compare[compare["ours"].isna() & compare["note"].astype(bool)]
+    if len(empty):
+        lines += ["", "Empty cells:"]
+        reasons: dict[str, list[str]] = {}
+        for r in empty.itertuples():
+            reasons.setdefault(r.note, []).append(f"{r.row}/{r.column}")
+        lines += [f"- {', '.join(where)}: {why}" for why, where in reasons.items()]
+    return wide, compare, "\n".join(lines) + "\n"
+
+
+def write_transfer_table(
+    table: str,
+    points: Sequence[str],
+    setting: Mapping[str, Any],
+    out: Path,
+    sets: Mapping[str, Path] | None = None,
+) -> None:
+    """Build transfer table ``table`` from the ``run=folder`` points and write its files."""
+    runs = load_points(points)
+    TRAINING_DATA.clear()
+    ppdb = f"PPDB ({', '.join(setting['ppdb']['datasets'])}) sampled to the sentence pairs' tokens"
+    for run, spec in setting.get("runs", {}).items():
+        TRAINING_DATA[run] = setting["corpus"] if spec["data"] == "sentences" else ppdb
+    extra = []
+    if table == "table4":
+        printed = table4_printed()
+        cells = table4(runs, printed)
+        extra.append(f"Paper column: {MISSING_BODY}.")
+    elif table == "table7":
+        printed = table7_printed()
+        cells = table7(runs, sets or {}, printed)
+        extra += [
+            "Rows: by the rule of the paper's Section 5.1 on the 20 STS 2012-2015 subsets, both "
+            "models picked by 2016 STS, cosines scaled to [0, 5] as 5 max(cos, 0) (the paper's "
+            "scaling is not stated): rows 1-2 the pairs where AVG overestimates and LSTMAVG is "
+            "closer to gold by the largest margin, 3-4 where AVG underestimates, 5-7 where "
+            "LSTMAVG overestimates and AVG is closer.",
+            "The paper prints row 1 only (the other rows are missing from its text we have).",
+        ]
+    elif table == "table1":
+        printed = printed_table(PAPER, table)
+        cells = table1(runs, printed)
+    else:
+        printed = printed_table(PAPER, table)
+        cells = selection_table(table)(runs, printed)
+    write_outputs(out, *render(printed, cells, setting, extra))

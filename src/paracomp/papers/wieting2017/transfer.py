@@ -1,0 +1,135 @@
+"""Transfer evaluation of one grid point and the two model selections of Tables 1-4.
+
+:func:`score_point` scores a trained run on every transfer and selection set: the cosine of
+the two sentences' encodings against the gold score, Pearson's r per subset
+(:mod:`paracomp.eval.sts`, the generic evaluation's code), with the reason of each absent
+subset (STS 2013 SMT: LDC-licensed). :class:`PointScores` holds one point's r per subset;
+:func:`select` picks a run's point by "oracle" (the mean r over the 22 transfer subsets) or
+"sts2016" (the mean r over the 5 STS 2016 subsets); the reported number is always the 22-set
+mean of the picked point, ×100, each subset counted once (no per-year averaging).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from paracomp.data.parsers import EXPECTED_SUBSETS
+
+TRANSFER_SUBSETS: tuple[tuple[str, str], ...] = (
+    *(
+        (year, subset)
+        for year in ("sts2012", "sts2013", "sts2014", "sts2015")
+        for subset in EXPECTED_SUBSETS[year]
+    ),
+    ("sick2014", "sick"),
+    ("twitter-pit2015", "pit2015"),
+)
+"""The paper's 22 evaluation subsets (20 STS 2012-2015, SICK, Twitter)."""
+SELECTION_SUBSETS: tuple[tuple[str, str], ...] = tuple(
+    ("sts2016", subset) for subset in EXPECTED_SUBSETS["sts2016"]
+)
+CRITERIA = {"oracle": TRANSFER_SUBSETS, "sts2016": SELECTION_SUBSETS}
+"""Selection criterion -> the subsets whose mean r picks the point."""
+STS_SUBSETS = TRANSFER_SUBSETS[:20]
+"""The 20 STS 2012-2015 subsets (Table 7's pairs)."""
+
+
+def score_point(
+    run_dir: Path,
+    sets: Mapping[str, Path],
+    splits: Mapping[str, str],
+    unavailable: Mapping[str, str],
+    tokenizer: str,
+    lowercase: bool,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Per-subset metrics (``STS_COLUMNS``) and per-pair predictions of the run in
+    ``run_dir`` on ``sets`` (name -> parsed set artefact); ``unavailable`` sets get a row
+    with their reason."""
+    from paracomp.eval.run import STS_COLUMNS, set_rows
+    from paracomp.eval.trained import load_run
+
+    _, encoder = load_run(run_dir)
+    preds, metrics = [], []
+    for path in sets.values():
+        p, m = set_rows(Path(path), encoder, dict(splits), tokenizer, lowercase, "skip")
+        preds.append(p)
+        metrics.append(m)
+    absent = pd.DataFrame(
+        [
+            {"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
+            for s, r in unavailable.items()
+        ],
+        columns=STS_COLUMNS,
+    )
+    scores = pd.concat([*metrics, absent], ignore_index=True)[STS_COLUMNS]
+    pairs = pd.concat(preds, ignore_index=True) if preds else pd.DataFrame()
+    return scores, pairs
+
+
+@dataclass
+class PointScores:
+    """One grid point: its run, index, settings (the point) and Pearson r per (set,
+    subset); ``reasons``: why a subset has no r."""
+
+    run: str
+    point: int
+    settings: dict
+    pearson: dict[tuple[str, str], float] = field(default_factory=dict)
+    reasons: dict[tuple[str, str], str] = field(default_factory=dict)
+    folder: Path | None = None
+
+    @classmethod
+    def from_frame(
+        cls, run: str, point: int, settings: dict, frame: pd.DataFrame, folder: Path | None = None
+    ) -> PointScores:
+        pearson: dict[tuple[str, str], float] = {}
+        reasons: dict[tuple[str, str], str] = {}
+        for row in frame.itertuples():
+            key = (str(row.dataset), str(row.subset))
+            value = getattr(row, "pearson", float("nan"))
+            if int(row.n) > 0 and isinstance(value, float) and math.isfinite(value):
+                pearson[key] = float(value)
+            else:
+                note = row.note if isinstance(row.note, str) and row.note else "not evaluated"
+                reasons[key] = note
+        return cls(run, point, settings, pearson, reasons, folder)
+
+    @classmethod
+    def load(cls, run: str, folder: Path) -> PointScores:
+        record = json.loads((folder / "record.json").read_text())
+        frame = pd.read_csv(folder / "scores.csv")
+        return cls.from_frame(run, int(record["index"]), record["point"], frame, folder)
+
+    def reason(self, key: tuple[str, str]) -> str:
+        dataset, subset = key
+        return (
+            self.reasons.get(key)
+            or self.reasons.get((dataset, "*"))
+            or (f"{dataset}/{subset} was not evaluated")
+        )
+
+    def mean(self, subsets: Sequence[tuple[str, str]]) -> float | None:
+        """Mean r over those of ``subsets`` that were scored, ×100 (None: none was)."""
+        values = [self.pearson[k] for k in subsets if k in self.pearson]
+        return 100.0 * sum(values) / len(values) if values else None
+
+    def missing(self, subsets: Sequence[tuple[str, str]]) -> list[str]:
+        return [f"{d}/{s}: {self.reason((d, s))}" for d, s in subsets if (d, s) not in self.pearson]
+
+
+def select(points: Sequence[PointScores], criterion: str) -> PointScores | None:
+    """The point with the highest mean r over the criterion's subsets (the first on ties;
+    None when no point has one)."""
+    subsets = CRITERIA[criterion]
+    best, best_value = None, -math.inf
+    for point in sorted(points, key=lambda p: p.point):
+        value = point.mean(subsets)
+        if value is not None and value > best_value:
+            best, best_value = point, value
+    return best

@@ -1,0 +1,258 @@
+"""The inputs and params of wieting2017's rules (rules/papers/wieting2017.smk), from its config
+block. Imports no torch.
+
+Artefacts (``R`` = ``resources/wieting2017``, ``W`` = ``results/wieting2017``):
+
+- ``R/pairs/sentences.parquet``: the sentential training pairs (``corpus``: the shared
+  English–English Bible verse pairs, a seeded subset, in place of SimpWiki; or SimpWiki,
+  upstream); ``R/pairs/ppdb.parquet``: PPDB pairs sampled to the same token count (Table 1);
+- ``R/init.parquet``: the initial word vectors (``init.embeddings``) of every word of the
+  training pairs and of the evaluation sets that they have;
+- ``W/points/<run>/<point>/``: one grid point of a run (one Snakemake job): the trained run,
+  ``scores.csv`` (Pearson r on each transfer and selection subset), ``pairs.parquet`` (its
+  per-pair cosines) and ``record.json``;
+- ``W/tableN.{csv,compare.csv,md}``.
+
+A run is a model (``avg``, ``lstm``, ``lstmavg``, ``gran`` …, each a composer of the shared
+trainer: ``composers``), a training set (``sentences`` or ``ppdb``) and a grid of
+regularisation settings (``grids``). Every table cell is the 22-set mean of the grid point its
+selection picks: "Oracle" by that mean itself, "2016 STS" by the mean over the STS 2016 sets.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paracomp.train.config import validate
+from paracomp.train.tuning import grid_points
+
+R = "resources/wieting2017"
+W = "results/wieting2017"
+DATA = ("sentences", "ppdb")
+TRANSFER_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014", "twitter-pit2015")
+"""The 22 transfer evaluation sets: 20 STS 2012-2015 subsets, SICK test, Twitter PIT test."""
+SELECTION_SETS = ("sts2016",)
+"""Model selection "2016 STS": the mean over the 5 STS 2016 subsets."""
+TRANSFER_TABLES = ("table1", "table2", "table3", "table4", "table7")
+CORPUS_NOTES = {
+    "bible": "English-English Bible verse pairs (KJV-WEB, Debian SWORD modules; "
+    "resources/corpus/bible-kjv-web.parquet) in place of SimpWiki",
+    "simpwiki": "SimpWiki (Coster & Kauchak 2011, v2; upstream), the paper's",
+}
+
+TABLE_RUNS: dict[str, dict[tuple[str, str], str]] = {
+    "table1": {
+        **{("ppdb", m): f"ppdb_{m}" for m in ("avg", "lstm", "lstmavg")},
+        **{("simpwiki", m): f"{m}_none" for m in ("avg", "lstm", "lstmavg")},
+    },
+    "table2": {
+        (row, col): row
+        for row in (
+            "avg_none",
+            "avg_dropout",
+            "avg_word_dropout",
+            "lstm_none",
+            "lstm_l2",
+            "lstm_dropout",
+            "lstm_word_dropout",
+            "lstm_scrambling",
+            "lstm_dropout_scrambling",
+            "lstmavg_none",
+            "lstmavg_dropout_scrambling",
+            "bilstmavg_dropout_scrambling",
+        )
+        for col in ("oracle", "sts2016")
+    },
+    "table3": {
+        (row, col): run
+        for row, run in {
+            "gran_noreg": "gran_none",
+            "gran": "gran_dropout_scrambling",
+            "gran2": "gran2_dropout_scrambling",
+            "gran3": "gran3_dropout_scrambling",
+            "gran4": "gran4_dropout_scrambling",
+            "gran5": "gran5_dropout_scrambling",
+            "bigran": "bigran_dropout_scrambling",
+        }.items()
+        for col in ("oracle", "sts2016")
+    },
+    "table4": {
+        ("*", "avg"): "avg_none",
+        ("*", "lstmavg"): "lstmavg_dropout_scrambling",
+        ("*", "gran"): "gran_dropout_scrambling",
+    },
+    "table7": {("*", "lavg"): "lstmavg_dropout_scrambling", ("*", "avg"): "avg_none"},
+}
+"""(row, column) of each transfer table -> the run whose selected point fills it (table 1:
+Table 1's SimpWiki row is Table 2's "none" rows, as printed; tables 4 and 7: every row of a
+column; table 4 models as the digest reads the text: AVG (none), LSTMAVG and GRAN (dropout,
+scrambling))."""
+
+
+def table_runs(table: str) -> list[str]:
+    return sorted(set(TABLE_RUNS[table].values()))
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """``block``: the paper's config block; ``defaults``: training.defaults; ``sets``: the
+    parsed-set artefact of each transfer and selection set some source provides;
+    ``unavailable``: ``set=reason`` of the others; ``folders``: the fetched folder of each raw
+    dataset the paper reads (None where no configured source has it); ``splits``: the
+    evaluation's split per set; ``tokenizer``, ``lowercase``: the evaluation's."""
+
+    block: Mapping[str, Any]
+    defaults: Mapping[str, Any]
+    sets: Mapping[str, str]
+    unavailable: tuple[str, ...]
+    folders: Mapping[str, str | None]
+    splits: Mapping[str, str]
+    tokenizer: str
+    lowercase: bool
+
+    def __post_init__(self) -> None:
+        for run in self.runs():
+            for index, point in enumerate(self.points(run)):
+                where = f"papers.wieting2017.transfer.{run} with grid point {index} {point}"
+                validate({**self.base(run), **point}, where)
+
+    # -- runs -----------------------------------------------------------------------------
+
+    def runs(self) -> dict[str, Mapping[str, Any]]:
+        return dict(self.block.get("transfer", {}))
+
+    def points(self, run: str) -> list[dict[str, Any]]:
+        return grid_points(self.block["grids"][self.runs()[run]["grid"]])
+
+    def epochs(self, model: str) -> int:
+        epochs = self.block["epochs"]
+        return int(epochs.get(model, epochs["default"]))
+
+    def base(self, run: str) -> dict[str, Any]:
+        """A run's settings before its grid point's (less device and threads: the job's)."""
+        spec = self.runs()[run]
+        model = spec["model"]
+        own = {k: v for k, v in spec.items() if k not in ("model", "data", "grid")}
+        return {
+            **self.defaults,
+            **self.block["run"],
+            "composer": self.block["composers"][model],
+            "dim": self.block["dim"],
+            "epochs": self.epochs(model),
+            **own,
+        }
+
+    def run_params(self, wildcards) -> str:
+        return json.dumps(self.base(wildcards.w17run))
+
+    def run_point(self, wildcards) -> str:
+        return json.dumps(self.points(wildcards.w17run)[int(wildcards.w17point)])
+
+    def point_inputs(self, wildcards) -> dict[str, Any]:
+        return {
+            "pairs": f"{R}/pairs/{self.runs()[wildcards.w17run]['data']}.parquet",
+            "init": f"{R}/init.parquet",
+            "sets": list(self.sets.values()),
+        }
+
+    def point_folders(self, run: str) -> list[str]:
+        return [f"{W}/points/{run}/{p}" for p in range(len(self.points(run)))]
+
+    # -- data -----------------------------------------------------------------------------
+
+    def corpus_note(self) -> str:
+        return CORPUS_NOTES[self.block["corpus"]]
+
+    def sentence_input(self, wildcards=None) -> str:
+        if self.block["corpus"] == "bible":
+            return "resources/corpus/bible-kjv-web.parquet"
+        return self._folder("simpwiki-v2")
+
+    def _folder(self, dataset: str) -> str:
+        folder = self.folders.get(dataset)
+        if folder is None:
+            raise ValueError(
+                f"papers.wieting2017: no configured source provides dataset {dataset} "
+                "(upstream or a mirror copy)"
+            )
+        return folder
+
+    def ppdb_inputs(self, wildcards=None) -> dict[str, Any]:
+        return {
+            "sentences": f"{R}/pairs/sentences.parquet",
+            "ppdb": [self._folder(d) for d in self.block["ppdb"]["datasets"]],
+        }
+
+    def sentence_params(self, wildcards=None) -> str:
+        return json.dumps({"corpus": self.block["corpus"], **self.block["sentences"]})
+
+    def ppdb_params(self, wildcards=None) -> str:
+        return json.dumps({"seed": self.block["ppdb"]["seed"]})
+
+    def init_inputs(self, wildcards=None) -> dict[str, Any]:
+        pairs = [f"{R}/pairs/{d}.parquet" for d in self.used_data()]
+        return {
+            "embeddings": f"resources/embeddings/{self.block['init']['embeddings']}.parquet",
+            "pairs": pairs,
+            "sets": list(self.sets.values()),
+        }
+
+    def used_data(self) -> list[str]:
+        return sorted({spec["data"] for spec in self.runs().values()})
+
+    def eval_args(self, wildcards=None) -> str:
+        args = ["--set " + " ".join(f"{name}={path}" for name, path in self.sets.items())]
+        if self.unavailable:
+            args.append("--unavailable " + " ".join(json.dumps(u) for u in self.unavailable))
+        splits = " ".join(f"{s}={self.splits[s]}" for s in self.sets if s in self.splits)
+        if splits:
+            args.append(f"--split {splits}")
+        lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
+        return " ".join([*args, f"--tokenizer {self.tokenizer}", lowercase])
+
+    # -- tables ---------------------------------------------------------------------------
+
+    def table_inputs(self, wildcards) -> list[str]:
+        files = list(self.sets.values()) if wildcards.w17table == "table7" else []
+        for run in table_runs(wildcards.w17table):
+            if run in self.runs():
+                files += [f"{d}/scores.csv" for d in self.point_folders(run)]
+        return files
+
+    def table_args(self, wildcards) -> str:
+        """``--points run=folder …`` of the configured runs a table reads."""
+        args = []
+        for run in table_runs(wildcards.w17table):
+            if run in self.runs():
+                args += [f"{run}={d}" for d in self.point_folders(run)]
+        return "--points " + " ".join(args) if args else ""
+
+    def table_set_args(self, wildcards) -> str:
+        """Table 7 reads the sentences of the sets."""
+        if wildcards.w17table != "table7" or not self.sets:
+            return ""
+        return "--set " + " ".join(f"{n}={p}" for n, p in self.sets.items())
+
+    def setting(self, wildcards=None) -> str:
+        """What the tables' notes say about the training setting."""
+        runs = self.runs()
+        if wildcards is not None:
+            runs = {r: s for r, s in runs.items() if r in table_runs(wildcards.w17table)}
+        grids = {s["grid"] for s in runs.values()}
+        return json.dumps(
+            {
+                "corpus": self.corpus_note(),
+                "sentences": dict(self.block["sentences"]),
+                "ppdb": dict(self.block["ppdb"]),
+                "init": dict(self.block["init"]),
+                "dim": self.block["dim"],
+                "epochs": dict(self.block["epochs"]),
+                "run": dict(self.block["run"]),
+                "runs": {r: dict(s) for r, s in runs.items()},
+                "grids": {g: list(v) for g, v in self.block["grids"].items() if g in grids},
+                "note": self.block.get("note", ""),
+            }
+        )
