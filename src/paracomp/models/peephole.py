@@ -136,7 +136,8 @@ class PeepholeLSTM(nn.Module):
         states = []
         for x in projected.split(sizes):
             size = x.shape[0]
-            h, c = h[:size], c[:size]
+            if size < h.shape[0]:  # slicing only where segments end: a slice's backward fills
+                h, c = h[:size], c[:size]
             i, f, g, o = torch.addmm(x, h, weight_hh).chunk(4, 1)
             i = torch.sigmoid(torch.addcmul(i, c, p_i))
             f = torch.sigmoid(torch.addcmul(f, c, p_f))
@@ -152,19 +153,22 @@ class PeepholeLSTM(nn.Module):
         batch: SegmentBatch,
         reverse: bool = False,
         extra: tuple[torch.Tensor, torch.Tensor] | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None, _Packing]:
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, _Packing]:
         """The hidden states of ``batch`` (packed rows), the packed projections of the rows by
         ``extra`` (a weight and a bias projected in the same product as the LSTM's inputs,
-        ``None`` without) and the layout. ``reverse`` reads each segment last to first."""
+        ``None`` without), the packed word rows and the layout. ``reverse`` reads each
+        segment last to first. The rows are gathered before the product: the gradient of a
+        gather of the (wider) products would be a zero-filled table as wide."""
         packing = _Packing(batch, reverse)
+        x = batch.rows.index_select(0, packing.rows)
         weight, bias = self.weight_ih, self.bias
         if extra is not None:
             weight, bias = torch.cat([weight, extra[0]]), torch.cat([bias, extra[1]])
-        projected = F.linear(batch.rows, weight, bias).index_select(0, packing.rows)
+        projected = F.linear(x, weight, bias)
         lstm, more = projected, None
-        if extra is not None:
+        if extra is not None:  # views: a step's addmm reads its rows where they are
             lstm, more = projected.split([4 * self.hidden, extra[0].shape[0]], dim=1)
-        return self.run(lstm.contiguous(), packing.sizes), more, packing
+        return self.run(lstm, packing.sizes), more, x, packing
 
 
 def _mean(tokens: torch.Tensor, batch: SegmentBatch) -> torch.Tensor:
@@ -193,7 +197,7 @@ class LSTMComposer(Composer):
         self.lstm = PeepholeLSTM(dim, dim, generator, outgate=outgate)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
-        states, _, packing = self.lstm(batch)
+        states, _, _, packing = self.lstm(batch)
         if self.readout == "last":
             return packing.final(states, len(batch))
         return _mean(packing.tokens(states), batch)
@@ -235,9 +239,8 @@ class GRANComposer(Composer):
 
     def averaged(self, batch: SegmentBatch, reverse: bool = False) -> tuple[torch.Tensor, _Packing]:
         """``a_t`` at every token (packed rows) and the layout."""
-        states, projected, packing = self.lstm(batch, reverse, (self.gate_x, self.gate_bias))
+        states, projected, x, packing = self.lstm(batch, reverse, (self.gate_x, self.gate_bias))
         assert projected is not None
-        x = batch.rows.index_select(0, packing.rows)
         pre = torch.addmm(projected, states, self.gate_h.t())  # W_x x_t + W_h h_t + b
         if self.gran_type == 1:
             return x * torch.sigmoid(pre), packing
@@ -255,7 +258,8 @@ class GRANComposer(Composer):
         a = x.new_zeros(sizes[0], self.dim)
         out = []
         for p, x_t in zip(pre.split(sizes), x.split(sizes), strict=True):
-            a = a[: p.shape[0]]
+            if p.shape[0] < a.shape[0]:
+                a = a[: p.shape[0]]
             if self.gate_a is not None:
                 p = torch.addmm(p, a, self.gate_a.t())
             g1, g2 = torch.sigmoid(p).chunk(2, 1)
@@ -272,7 +276,7 @@ class GRANComposer(Composer):
     def gates(self, batch: SegmentBatch) -> torch.Tensor:
         """GRAN-1's gate ``σ(W_x x_t + W_h h_t + b)`` at every token, ``ids`` order (N, dim):
         the vectors whose L1 norms the paper's Tables 9–11 average."""
-        states, projected, packing = self.lstm(batch, False, (self.gate_x, self.gate_bias))
+        states, projected, _, packing = self.lstm(batch, False, (self.gate_x, self.gate_bias))
         assert projected is not None
         pre = torch.addmm(projected, states, self.gate_h.t())
         return packing.tokens(torch.sigmoid(pre[:, : self.dim]))
@@ -319,8 +323,8 @@ class BiLSTMAvgComposer(Composer):
         self.combine = _Combine(dim, bi_combine, generator)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
-        states, _, packing = self.forward_lstm(batch)
-        back, _, back_packing = self.backward_lstm(batch, reverse=True)
+        states, _, _, packing = self.forward_lstm(batch)
+        back, _, _, back_packing = self.backward_lstm(batch, reverse=True)
         return self.combine(packing.tokens(states), back_packing.tokens(back), batch)
 
 
