@@ -1,0 +1,97 @@
+"""Oracle vs 2016-STS selection, the token-matched PPDB sample and Table 7's rule, on
+hand-made inputs."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pyarrow as pa
+import pytest
+
+from paracomp.papers.wieting2017.data import sentence_pairs, token_matched, tokens
+from paracomp.papers.wieting2017.tables import error_examples, scale
+from paracomp.papers.wieting2017.transfer import (
+    SELECTION_SUBSETS,
+    STS_SUBSETS,
+    TRANSFER_SUBSETS,
+    PointScores,
+    select,
+)
+
+
+def _point(index: int, transfer: float, sts2016: float) -> PointScores:
+    pearson = {key: transfer for key in TRANSFER_SUBSETS if key != ("sts2013", "SMT")}
+    pearson.update({key: sts2016 for key in SELECTION_SUBSETS})
+    reasons = {("sts2013", "SMT"): "LDC-licensed"}
+    return PointScores("run", index, {"margin": 0.4 + index / 10}, pearson, reasons)
+
+
+def test_subsets_are_the_papers_22_and_5():
+    assert len(TRANSFER_SUBSETS) == 22 and len(STS_SUBSETS) == 20
+    assert ("sts2013", "SMT") in TRANSFER_SUBSETS and ("sick2014", "sick") in TRANSFER_SUBSETS
+    assert len(SELECTION_SUBSETS) == 5 and all(d == "sts2016" for d, _ in SELECTION_SUBSETS)
+
+
+def test_oracle_and_sts2016_pick_different_points():
+    points = [_point(0, 0.60, 0.70), _point(1, 0.65, 0.50), _point(2, 0.55, 0.75)]
+    oracle, sts = select(points, "oracle"), select(points, "sts2016")
+    assert oracle.point == 1 and sts.point == 2
+    # the reported number is always the 22-set mean (over the 21 scored), x100
+    assert oracle.mean(TRANSFER_SUBSETS) == pytest.approx(65.0)
+    assert sts.mean(TRANSFER_SUBSETS) == pytest.approx(55.0)
+    assert oracle.missing(TRANSFER_SUBSETS) == ["sts2013/SMT: LDC-licensed"]
+
+
+def test_selection_ties_take_the_first_point_and_none_without_scores():
+    points = [_point(1, 0.6, 0.7), _point(0, 0.5, 0.7)]
+    assert select(points, "sts2016").point == 0
+    empty = PointScores("run", 0, {}, {}, {("sts2016", "*"): "no source"})
+    assert select([empty], "sts2016") is None
+    assert empty.reason(("sts2016", "headlines")) == "no source"
+
+
+def _pairs(lengths: list[tuple[int, int]]) -> pa.Table:
+    s1 = [" ".join(["a"] * a) for a, _ in lengths]
+    s2 = [" ".join(["b"] * b) for _, b in lengths]
+    return pa.table(
+        {
+            "id": [str(i) for i in range(len(lengths))], "s1": s1, "s2": s2,
+            "len1": pa.array([a for a, _ in lengths], pa.int32()),
+            "len2": pa.array([b for _, b in lengths], pa.int32()),
+        }
+    )  # fmt: skip
+
+
+def test_token_matched_sample_reaches_the_target_with_at_most_one_pair_over():
+    pool = _pairs([(2, 2)] * 50 + [(1, 2)] * 50)
+    sample, reached = token_matched(pool, 101, seed=1)
+    assert reached and 101 <= tokens(sample) < 101 + 4
+    assert tokens(sample.slice(0, sample.num_rows - 1)) < 101
+    again, _ = token_matched(pool, 101, seed=1)
+    assert again["id"].to_pylist() == sample["id"].to_pylist()
+    whole, reached = token_matched(pool, 10_000, seed=1)
+    assert not reached and whole.num_rows == 100
+
+
+def test_sentence_pairs_filter_and_subset():
+    table = _pairs([(3, 3), (40, 3), (5, 6), (7, 2), (2, 2)])
+    kept = sentence_pairs(table, 30, None, seed=1)
+    assert kept.num_rows == 4 and "1" not in kept["id"].to_pylist()
+    assert sentence_pairs(table, 30, 2, seed=1).num_rows == 2
+
+
+def test_error_examples_follow_the_papers_three_kinds():
+    pairs = pd.DataFrame(
+        {
+            "gold": [0.8, 1.0, 4.5, 4.0, 1.0, 0.5, 2.0, 3.0],
+            "lavg": [3.4, 1.2, 4.4, 3.9, 4.5, 3.0, 4.0, 3.0],
+            "avg": [4.1, 4.0, 2.0, 3.0, 1.2, 0.6, 2.1, 3.0],
+        }
+    )
+    rows = error_examples(pairs)
+    assert rows["category"].tolist() == [
+        "avg_over", "avg_over", "avg_under", "avg_under", "lavg_over", "lavg_over", "lavg_over",
+    ]  # fmt: skip
+    assert rows.index.size == 7
+    assert rows.iloc[0]["avg"] == 4.0  # the largest AVG-over-LSTMAVG error gap first
+    assert rows.iloc[4]["lavg"] == 4.5
+    assert list(scale(pd.Series([-0.2, 0.5, 1.0]).to_numpy())) == [0.0, 2.5, 5.0]

@@ -1,0 +1,91 @@
+"""Tables 1-4 of wieting2017 from hand-made scored points: the selection per column, the
+22-set mean, empty cells with their reasons, Table 4 without a paper column."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from paracomp.papers.wieting2017.tables import write_transfer_table
+from paracomp.papers.wieting2017.transfer import SELECTION_SUBSETS, TRANSFER_SUBSETS
+
+SETTING = {
+    "corpus": "hand-made pairs",
+    "sentences": {"max_tokens": 30, "pairs": 10, "seed": 1},
+    "ppdb": {"datasets": ["ppdb-phrase-train-60k"], "seed": 1},
+    "init": {"embeddings": "glove-6b-50d"},
+    "dim": 50,
+    "epochs": {"default": 3},
+    "run": {},
+    "runs": {"avg_none": {"model": "avg", "data": "sentences", "grid": "none"}},
+    "grids": {"none": [{"reg_initial": [0.0, 1.0e-5]}]},
+}
+
+
+def _point(folder: Path, run: str, index: int, transfer: float, sts2016: float) -> str:
+    rows = []
+    for dataset, subset in TRANSFER_SUBSETS:
+        if (dataset, subset) == ("sts2013", "SMT"):
+            rows.append({"dataset": dataset, "subset": subset, "n": 0, "note": "LDC-licensed"})
+        else:
+            rows.append({"dataset": dataset, "subset": subset, "split": "test", "n": 10,
+                         "pearson": transfer, "note": ""})  # fmt: skip
+    for dataset, subset in SELECTION_SUBSETS:
+        rows.append({"dataset": dataset, "subset": subset, "split": "test", "n": 10,
+                     "pearson": sts2016, "note": ""})  # fmt: skip
+    out = folder / run / str(index)
+    out.mkdir(parents=True)
+    pd.DataFrame(rows).to_csv(out / "scores.csv", index=False)
+    record = {"run": run, "index": index, "point": {"reg_initial": [0.0, 1e-5][index]}}
+    (out / "record.json").write_text(json.dumps(record))
+    return f"{run}={out}"
+
+
+@pytest.fixture
+def points(tmp_path) -> list[str]:
+    return [
+        _point(tmp_path, "avg_none", 0, 0.60, 0.70),
+        _point(tmp_path, "avg_none", 1, 0.65, 0.50),
+        _point(tmp_path, "lstm_none", 0, 0.40, 0.40),
+        _point(tmp_path, "lstm_none", 1, 0.45, 0.30),
+    ]
+
+
+def test_table2_columns_are_selections(tmp_path, points):
+    out = tmp_path / "table2.csv"
+    write_transfer_table("table2", points, SETTING, out)
+    compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
+    assert compare.loc[("avg_none", "oracle"), "ours"] == 65.0
+    assert compare.loc[("avg_none", "sts2016"), "ours"] == 60.0
+    assert compare.loc[("lstm_none", "oracle"), "ours"] == 45.0
+    assert compare.loc[("lstm_none", "sts2016"), "ours"] == 40.0
+    assert compare.loc[("avg_none", "oracle"), "delta"] == pytest.approx(65.0 - 68.5)
+    assert "trained on hand-made pairs" in compare.loc[("avg_none", "oracle"), "data"]
+    assert "sts2013/SMT: LDC-licensed" in compare.loc[("avg_none", "oracle"), "note"]
+    empty = compare.loc[("bilstmavg_dropout_scrambling", "oracle")]
+    assert pd.isna(empty["ours"]) and "not configured" in empty["note"]
+    markdown = out.with_suffix(".md").read_text()
+    assert "Computed cells: 4 of 24" in markdown and "Empty cells:" in markdown
+
+
+def test_table1_selects_by_sts2016(tmp_path, points):
+    out = tmp_path / "table1.csv"
+    write_transfer_table("table1", points, SETTING, out)
+    wide = pd.read_csv(out, dtype=str)
+    assert list(wide.columns) == ["Training data", "AVG", "LSTM", "LSTMAVG"]
+    assert wide.iloc[1].tolist()[:3] == ["SimpWiki", "60.0", "40.0"]
+
+
+def test_table4_has_no_paper_column(tmp_path, points):
+    out = tmp_path / "table4.csv"
+    write_transfer_table("table4", points, SETTING, out)
+    compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
+    assert len(compare) == 23 * 3 and compare["paper"].isna().all()
+    assert compare.loc[("sts2012/MSRpar", "avg"), "ours"] == 60.0  # the point STS 2016 picks
+    assert compare.loc[("mean", "avg"), "ours"] == 60.0
+    assert "LDC" in compare.loc[("sts2013/SMT", "avg"), "note"]
+    assert "missing" in compare.loc[("sts2012/MSRpar", "avg"), "note"]
+    assert "not configured" in compare.loc[("mean", "gran"), "note"]

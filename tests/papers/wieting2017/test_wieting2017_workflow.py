@@ -1,0 +1,59 @@
+"""wieting2017 in the DAG: dry runs of the transfer tables on the embedded default with the
+mirror (the Bible pairs, PPDB from the mirror, GloVe 50d, one job per grid point) and of the
+paper config (SimpWiki, PPDB XL and PARAGRAM-SL999 upstream, the paper's grids, cuda)."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def _dry_run(
+    workdir: Path, *targets: str, published: bool = False, mirror: Path | None = None
+) -> tuple[str, dict[str, str]]:
+    env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
+    if mirror is not None:
+        env["PARACOMP_MIRROR"] = str(mirror)
+    configs = [REPO / "config.yaml", *([REPO / "config/published.yaml"] if published else [])]
+    cmd = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "2", *targets]
+    cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
+    cmd += ["--configfile", *map(str, configs)]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    return proc.stdout, dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.MULTILINE))
+
+
+def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirror):
+    out, jobs = _dry_run(tmp_path, "results/wieting2017/table2.csv", mirror=mirror)
+    # 12 runs of 2 points each; the Bible pairs, GloVe 50d rows, the 7 parsed sets
+    assert jobs["w2017_point"] == "24" and jobs["w2017_table"] == "1"
+    assert jobs["english_bible_pairs"] == "1" and jobs["w2017_init"] == "1"
+    assert jobs["w2017_ppdb"] == "1"  # the initial vectors cover every training set
+    assert "resources/embeddings/glove-6b-50d.parquet" in out
+    assert '"composer": "lstm"' in out and '"composer": "bilstmavg"' in out
+    assert "--point '{\"word_dropout\": 0.2, \"scramble\": 0.5}'" in out
+    assert "sts2016=resources/sets/sts2016.parquet" in out and "--device cpu" in out
+    out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", mirror=mirror)
+    assert jobs["w2017_point"] == "12" and jobs["w2017_ppdb"] == "1"
+    assert "resources/mirror/ppdb-phrase-train-60k" in out
+    out, jobs = _dry_run(tmp_path, "wieting2017", mirror=mirror)
+    assert jobs["w2017_table"] == "5" and jobs["w2017_point"] == str(2 * 22)
+
+
+def test_paper_config_shows_the_full_grid_on_gpus(tmp_path):
+    out, jobs = _dry_run(tmp_path, "results/wieting2017/table2.csv", published=True)
+    # none 18 x 3 runs, L2 24, dropout/word dropout/scrambling 18 each x (2 + 3 LSTM),
+    # dropout+scrambling 108 x 2, BiLSTMAVG 216
+    expected = 3 * 18 + 24 + 2 * 18 + 3 * 18 + 2 * 108 + 216
+    assert jobs["w2017_point"] == str(expected)
+    assert "resources/upstream/simpwiki-v2" in out
+    assert "resources/embeddings/paragram-sl999.parquet" in out
+    assert '"dim": 300' in out and '"epochs": 10' in out and "--device cuda" in out
+    assert "gpu=1" in out
+    out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", published=True)
+    assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
