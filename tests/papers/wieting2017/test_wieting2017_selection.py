@@ -20,7 +20,7 @@ from paracomp.papers.wieting2017.transfer import (
 
 def _point(index: int, transfer: float, sts2016: float) -> PointScores:
     pearson = {key: transfer for key in TRANSFER_SUBSETS if key != ("sts2013", "SMT")}
-    pearson.update({key: sts2016 for key in SELECTION_SUBSETS})
+    pearson.update(dict.fromkeys(SELECTION_SUBSETS, sts2016))
     reasons = {("sts2013", "SMT"): "LDC-licensed"}
     return PointScores("run", index, {"margin": 0.4 + index / 10}, pearson, reasons)
 

@@ -42,9 +42,18 @@ def test_one_grid_point_scored_and_tabled(tmp_path, package_root, mirror):
         folder = tmp_path / dataset
         if not (mirror / dataset).is_dir():
             pytest.skip(f"the mirror has no {dataset}")
-        assert main(["fetch", "mirror", dataset, "--mirror", str(mirror), "--out", str(folder)]) == 0
+        assert (
+            main(["fetch", "mirror", dataset, "--mirror", str(mirror), "--out", str(folder)]) == 0
+        )
         sets[name] = tmp_path / f"{name}.parquet"
-        args = ["parse-set", name, "--source", "mirror", "--manifest", str(folder / "MANIFEST.json")]
+        args = [
+            "parse-set",
+            name,
+            "--source",
+            "mirror",
+            "--manifest",
+            str(folder / "MANIFEST.json"),
+        ]
         assert main([*args, "--out", str(sets[name])]) == 0
 
     params = {

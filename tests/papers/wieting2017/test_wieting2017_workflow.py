@@ -36,7 +36,7 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert jobs["w2017_ppdb"] == "1"  # the initial vectors cover every training set
     assert "resources/embeddings/glove-6b-50d.parquet" in out
     assert '"composer": "lstm"' in out and '"composer": "bilstmavg"' in out
-    assert "--point '{\"word_dropout\": 0.2, \"scramble\": 0.5}'" in out
+    assert '--point \'{"word_dropout": 0.2, "scramble": 0.5}\'' in out
     assert "sts2016=resources/sets/sts2016.parquet" in out and "--device cpu" in out
     out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", mirror=mirror)
     assert jobs["w2017_point"] == "12" and jobs["w2017_ppdb"] == "1"
