@@ -331,6 +331,33 @@ def test_bi_directions_read_opposite_ways():
     torch.testing.assert_close(both, expected)
 
 
+@pytest.mark.parametrize("tags", ["sos", "eos", "both"])
+@pytest.mark.parametrize("name", ["lstm", "gran3", "bigran"])
+def test_boundary_tags_are_rows_around_each_segment(name, tags):
+    plain = _composer(name)
+    tagged = make_composer(name, 5, settings={"boundary_tags": tags}).double()
+    missing = tagged.load_state_dict(plain.state_dict(), strict=False).missing_keys
+    assert all(key.startswith("tags.") for key in missing) and missing
+    rows = torch.randn(8, 5, generator=torch.Generator().manual_seed(6), dtype=torch.float64)
+    extra, sos, eos = [], [], []
+    if tagged.tags.sos is not None:
+        sos, extra = [8], [tagged.tags.sos.detach()]
+    if tagged.tags.eos is not None:
+        eos, extra = [8 + len(extra)], [*extra, tagged.tags.eos.detach()]
+    by_hand = [sos + s + eos if s else [] for s in SEGMENTS]
+    expected = plain(_batch(by_hand, torch.cat([rows, torch.stack(extra)])))
+    torch.testing.assert_close(tagged(_batch(SEGMENTS, rows)), expected)
+    assert not tagged(_batch(SEGMENTS, rows))[2].any()  # the empty segment stays empty
+
+
+def test_gates_leave_the_tags_out():
+    composer = make_composer("gran", 4, settings={"boundary_tags": "both"})
+    rows = torch.randn(5, 4, generator=torch.Generator().manual_seed(1))
+    gates = composer.gates(_batch([[0, 1, 2], [], [3, 4]], rows))
+    assert gates.shape == (5, 4) and ((gates > 0) & (gates < 1)).all()
+    assert not list(make_composer("gran", 4).tags.parameters())
+
+
 # ---------------------------------------------------------------------------------------------
 # Initialisation, registry, settings
 
@@ -372,6 +399,14 @@ def test_config_bi_combine_and_composers():
     assert model.composer.combine.combine == "tanh_concat"
     with pytest.raises(ConfigError, match="Bi composer"):
         TrainConfig(composer="gran", bi_combine="tanh_concat")
+    with pytest.raises(ConfigError, match="boundary_tags"):
+        TrainConfig(composer="mean", boundary_tags="eos")
+    tagged = build_model(TrainConfig(composer="lstmavg", boundary_tags="eos", dim=4), 10)
+    assert tagged.composer.tags.eos is not None and tagged.composer.tags.sos is None
+    untagged = build_model(TrainConfig(composer="lstmavg", dim=4), 10)
+    torch.testing.assert_close(  # the default draws what it drew before tags existed
+        untagged.composer.lstm.weight_ih, tagged.composer.lstm.weight_ih
+    )
     for name in NAMES:
         TrainConfig(composer=name)  # every name is in the schema
 

@@ -20,3 +20,9 @@ PRIOR_COMPOSERS = frozenset({"wlo"})
 BI_COMPOSERS = frozenset({"bilstmavg", "bigran"})
 """Composers that combine two directions and take the setting ``bi_combine``
 (models.peephole)."""
+
+TAGGED_COMPOSERS = frozenset(
+    {"lstm", "lstmavg", "bilstmavg", "gran", "gran2", "gran3", "gran4", "gran5", "gran5_mean"}
+    | {"bigran"}
+)
+"""Composers that take the setting ``boundary_tags`` (models.peephole)."""

@@ -46,6 +46,10 @@ Where paper and code disagree this follows the code:
   each token; either is then averaged over the tokens. The backward direction reads the
   segment last to first from a zero state at its last real token.
 
+``boundary_tags`` (footnote 4's EOS/SOS, tuned in the paper, absent from the released code)
+adds a learned start and/or end row to each non-empty segment (:class:`BoundaryTags`); the
+default ``none`` composes the segment's own tokens only.
+
 Padding never enters a state: each segment is stepped over its own tokens only, in the packed
 layout of :meth:`SegmentBatch.packing` (segments sorted by length, the ones still running a
 prefix of each step's batch), which gives what the code's masked steps give. An empty
@@ -178,6 +182,55 @@ def _mean(tokens: torch.Tensor, batch: SegmentBatch) -> torch.Tensor:
     return total / lengths.clamp_min(1).unsqueeze(1).to(total.dtype)
 
 
+TAGS = ("none", "sos", "eos", "both")
+"""Boundary tags a segment gets before it is composed (config ``boundary_tags``)."""
+
+
+class BoundaryTags(nn.Module):
+    """Footnote 4's EOS/SOS tags: a learned start row before each non-empty segment's tokens
+    and/or an end row after them (``tags`` ``sos``, ``eos``, ``both``; ``none`` adds nothing
+    and has no parameters). The rows are the composer's parameters, ``N(0, 0.1²)``: the
+    released code has no tags, and a composer that owns them needs no vocabulary entry, at
+    training or test time. An empty segment stays empty (it composes to zero)."""
+
+    def __init__(self, dim: int, tags: str, generator: torch.Generator | None):
+        if tags not in TAGS:
+            raise ValueError(f"boundary_tags must be one of {TAGS}, not {tags!r}")
+        super().__init__()
+        self.tags = tags
+        self.sos = _normal((dim,), 0.1, generator) if tags in ("sos", "both") else None
+        self.eos = _normal((dim,), 0.1, generator) if tags in ("eos", "both") else None
+
+    def forward(self, batch: SegmentBatch) -> tuple[SegmentBatch, torch.Tensor | None]:
+        """The tagged batch and which of its tokens are the batch's own (``None`` untagged)."""
+        if self.sos is None and self.eos is None:
+            return batch, None
+        lengths, device = batch.lengths(), batch.ids.device
+        nonempty = (lengths > 0).to(lengths.dtype)
+        before = nonempty if self.sos is not None else torch.zeros_like(nonempty)
+        after = nonempty if self.eos is not None else torch.zeros_like(nonempty)
+        tagged = lengths + before + after
+        offsets = tagged.cumsum(0) - tagged
+        total = int(tagged.sum())
+        segment = torch.repeat_interleave(lengths, output_size=batch.ids.numel())
+        position = torch.arange(batch.ids.numel(), device=device) - batch.offsets[segment]
+        where = offsets[segment] + before[segment] + position
+        n_rows = batch.rows.shape[0]
+        ids = batch.ids.new_empty(total)
+        ids[where] = batch.ids
+        rows = [batch.rows]
+        if self.sos is not None:
+            ids[offsets[lengths > 0]] = n_rows
+            rows.append(self.sos.unsqueeze(0))
+        if self.eos is not None:
+            ids[(offsets + tagged - 1)[lengths > 0]] = n_rows + len(rows) - 1
+            rows.append(self.eos.unsqueeze(0))
+        own = torch.zeros(total, dtype=torch.bool, device=device)
+        own[where] = True
+        rows_ = torch.cat([rows[0], *(r.to(rows[0].dtype) for r in rows[1:])])
+        return SegmentBatch(rows_, ids, offsets), own
+
+
 class LSTMComposer(Composer):
     """``lstm`` (``readout="last"``) and ``lstmavg`` (``"mean"``): the peephole LSTM with
     ``dim`` units over ``dim``-wide words."""
@@ -189,14 +242,17 @@ class LSTMComposer(Composer):
         *,
         readout: str = "last",
         outgate: bool = True,
+        boundary_tags: str = "none",
     ):
         if readout not in ("last", "mean"):
             raise ValueError(f"readout must be 'last' or 'mean', not {readout!r}")
         super().__init__(dim)
         self.readout = readout
         self.lstm = PeepholeLSTM(dim, dim, generator, outgate=outgate)
+        self.tags = BoundaryTags(dim, boundary_tags, generator)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        batch, _ = self.tags(batch)
         states, _, _, packing = self.lstm(batch)
         if self.readout == "last":
             return packing.final(states, len(batch))
@@ -222,6 +278,7 @@ class GRANComposer(Composer):
         gran_type: int = 1,
         readout: str | None = None,
         outgate: bool = True,
+        boundary_tags: str = "none",
     ):
         if gran_type not in GATES:
             raise ValueError(f"gran_type must be one of {sorted(GATES)}, got {gran_type}")
@@ -236,6 +293,7 @@ class GRANComposer(Composer):
         self.gate_h = _normal((width, dim), 0.1, generator)
         self.gate_a = _normal((width, dim), 0.1, generator) if gran_type == 4 else None
         self.gate_bias = nn.Parameter(torch.zeros(width))
+        self.tags = BoundaryTags(dim, boundary_tags, generator)
 
     def averaged(self, batch: SegmentBatch, reverse: bool = False) -> tuple[torch.Tensor, _Packing]:
         """``a_t`` at every token (packed rows) and the layout."""
@@ -268,6 +326,7 @@ class GRANComposer(Composer):
         return torch.cat(out)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        batch, _ = self.tags(batch)
         averaged, packing = self.averaged(batch)
         if self.readout == "last":
             return packing.final(averaged, len(batch))
@@ -275,11 +334,14 @@ class GRANComposer(Composer):
 
     def gates(self, batch: SegmentBatch) -> torch.Tensor:
         """GRAN-1's gate ``σ(W_x x_t + W_h h_t + b)`` at every token, ``ids`` order (N, dim):
-        the vectors whose L1 norms the paper's Tables 9–11 average."""
+        the vectors whose L1 norms the paper's Tables 9–11 average (boundary tags' gates
+        left out)."""
+        batch, own = self.tags(batch)
         states, projected, _, packing = self.lstm(batch, False, (self.gate_x, self.gate_bias))
         assert projected is not None
         pre = torch.addmm(projected, states, self.gate_h.t())
-        return packing.tokens(torch.sigmoid(pre[:, : self.dim]))
+        gates = packing.tokens(torch.sigmoid(pre[:, : self.dim]))
+        return gates if own is None else gates[own]
 
 
 class _Combine(nn.Module):
@@ -316,13 +378,16 @@ class BiLSTMAvgComposer(Composer):
         *,
         bi_combine: str = "sum",
         outgate: bool = True,
+        boundary_tags: str = "none",
     ):
         super().__init__(dim)
         self.forward_lstm = PeepholeLSTM(dim, dim, generator, outgate=outgate)
         self.backward_lstm = PeepholeLSTM(dim, dim, generator, outgate=outgate)
         self.combine = _Combine(dim, bi_combine, generator)
+        self.tags = BoundaryTags(dim, boundary_tags, generator)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        batch, _ = self.tags(batch)
         states, _, _, packing = self.forward_lstm(batch)
         back, _, _, back_packing = self.backward_lstm(batch, reverse=True)
         return self.combine(packing.tokens(states), back_packing.tokens(back), batch)
@@ -340,13 +405,16 @@ class BiGRANComposer(Composer):
         *,
         bi_combine: str = "sum",
         outgate: bool = True,
+        boundary_tags: str = "none",
     ):
         super().__init__(dim)
         self.forward_gran = GRANComposer(dim, generator, gran_type=1, outgate=outgate)
         self.backward_gran = GRANComposer(dim, generator, gran_type=1, outgate=outgate)
         self.combine = _Combine(dim, bi_combine, generator)
+        self.tags = BoundaryTags(dim, boundary_tags, generator)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        batch, _ = self.tags(batch)
         ahead, packing = self.forward_gran.averaged(batch)
         back, back_packing = self.backward_gran.averaged(batch, reverse=True)
         return self.combine(packing.tokens(ahead), back_packing.tokens(back), batch)

@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from paracomp.models import BI_COMPOSERS
+from paracomp.models import BI_COMPOSERS, TAGGED_COMPOSERS
 from paracomp.models.algebraic import (
     AdditiveComposer,
     MaxComposer,
@@ -61,7 +61,10 @@ composes over the trees the batch carries (:class:`~paracomp.models.tree_rnn.Tre
 segment without one right-branching; it starts as ``tanh(c1 + c2)`` (``init="sum"``).
 Wieting & Gimpel's (2017) ``lstm`` … ``bigran`` are :mod:`paracomp.models.peephole`'s."""
 
-COMPOSER_SETTINGS: dict[str, tuple[str, ...]] = dict.fromkeys(BI_COMPOSERS, ("bi_combine",))
+COMPOSER_SETTINGS: dict[str, tuple[str, ...]] = {
+    name: ("boundary_tags", *(("bi_combine",) if name in BI_COMPOSERS else ()))
+    for name in TAGGED_COMPOSERS
+}
 """The run settings (``TrainConfig`` fields) a composer's factory takes as keywords."""
 
 

@@ -19,7 +19,12 @@ import jsonschema
 import yaml
 
 from paracomp.errors import ConfigError
-from paracomp.models import BI_COMPOSERS, PRIOR_COMPOSERS, PROBABILISTIC_COMPOSERS
+from paracomp.models import (
+    BI_COMPOSERS,
+    PRIOR_COMPOSERS,
+    PROBABILISTIC_COMPOSERS,
+    TAGGED_COMPOSERS,
+)
 
 PAIR_OBJECTIVES = ("bicvm", "paraphrase")
 """Objectives over segment pairs (:mod:`paracomp.train.pairs`); ``targets`` trains segments
@@ -110,6 +115,7 @@ class TrainConfig:
     adagrad_eps: float | None = _default("adagrad_eps")
     word_dropout: float = _default("word_dropout")
     bi_combine: str = _default("bi_combine")
+    boundary_tags: str = _default("boundary_tags")
 
     def __post_init__(self) -> None:
         validate(self.to_dict())
@@ -172,10 +178,10 @@ def validate(values: Mapping[str, Any], where: str = "train config") -> None:
 
 
 def _check_noise(values: Mapping[str, Any], where: str) -> None:
-    """Dropout, word dropout and the Bi combination: one dropout at a time (as in Wieting &
-    Gimpel's code); under a pair objective not with the MATLAB-style ``max_skip`` sampler or
-    tree composers (their batches are not dropped out); ``bi_combine`` only where a
-    composer combines two directions."""
+    """Dropout, word dropout, the Bi combination and boundary tags: one dropout at a time (as
+    in Wieting & Gimpel's code); under a pair objective not with the MATLAB-style ``max_skip``
+    sampler or tree composers (their batches are not dropped out); ``bi_combine`` only where
+    a composer combines two directions, ``boundary_tags`` only where a composer has them."""
     dropout, word_dropout = values.get("dropout", 0.0), values.get("word_dropout", 0.0)
     if dropout and word_dropout:
         raise ConfigError(f"{where}: dropout and word_dropout cannot both be on")
@@ -189,6 +195,11 @@ def _check_noise(values: Mapping[str, Any], where: str) -> None:
     if combine != "sum" and "composer" in values and values["composer"] not in BI_COMPOSERS:
         raise ConfigError(
             f"{where}: bi_combine {combine!r} needs a Bi composer {sorted(BI_COMPOSERS)}"
+        )
+    tags = values.get("boundary_tags", "none")
+    if tags != "none" and "composer" in values and values["composer"] not in TAGGED_COMPOSERS:
+        raise ConfigError(
+            f"{where}: boundary_tags {tags!r} needs one of the composers {sorted(TAGGED_COMPOSERS)}"
         )
 
 
