@@ -358,6 +358,18 @@ def test_gates_leave_the_tags_out():
     assert not list(make_composer("gran", 4).tags.parameters())
 
 
+def test_peephole_states_stand_in_for_chen_gimpels_lstm():
+    from paracomp.models.gaussian import LSTMAvgComposer
+    from paracomp.models.peephole import PeepholeStates
+
+    ours = _composer("lstmavg").float()
+    states = PeepholeStates(5, 5)
+    states.lstm.load_state_dict(ours.lstm.state_dict())
+    theirs = LSTMAvgComposer(5, states=states)
+    rows = torch.randn(8, 5, generator=torch.Generator().manual_seed(2))
+    torch.testing.assert_close(theirs(_batch(SEGMENTS, rows)), ours(_batch(SEGMENTS, rows)))
+
+
 # ---------------------------------------------------------------------------------------------
 # Initialisation, registry, settings
 

@@ -175,6 +175,20 @@ class PeepholeLSTM(nn.Module):
         return self.run(lstm, packing.sizes), more, x, packing
 
 
+class PeepholeStates(nn.Module):
+    """:class:`PeepholeLSTM` in the place of :class:`~paracomp.models.gaussian.LSTMStates`
+    (e.g. ``LSTMAvgComposer(..., states=PeepholeStates(...))``, Chen & Gimpel's LSTM AVG with
+    the cell of Wieting's code): the hidden state at each token, ``batch.ids`` order."""
+
+    def __init__(self, word_width: int, hidden: int, generator: torch.Generator | None = None):
+        super().__init__()
+        self.lstm = PeepholeLSTM(word_width, hidden, generator)
+
+    def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        states, _, _, packing = self.lstm(batch)
+        return packing.tokens(states)
+
+
 def _mean(tokens: torch.Tensor, batch: SegmentBatch) -> torch.Tensor:
     """The mean of each segment's token rows (``ids`` order), zero for an empty segment."""
     lengths = batch.lengths()
