@@ -56,10 +56,12 @@ prefix of each step's batch), which gives what the code's masked steps give. An 
 segment composes to zero.
 
 Speed: the input projections of every gate of every token are one matrix product over the
-batch's distinct word rows (the LSTM's four blocks and the GRAN gates' ``W_x`` fused), then
-gathered per step; a step does one ``addmm`` with ``h`` and elementwise work; the GRAN gates'
-``W_h h_t`` terms are one product over all tokens after the LSTM has run (GRAN-4 adds one
-``a_{t−1}`` product per step). The same code runs on CUDA tensors.
+word rows gathered in packed order (the LSTM's four blocks and the GRAN gates' ``W_x``
+fused); a step does one ``addmm`` with ``h`` and elementwise work; the GRAN gates' ``W_h h_t``
+terms are one product over all tokens after the LSTM has run (GRAN-4 adds one ``a_{t−1}``
+product per step). Autograd differentiates it all (nothing custom). The same code runs on
+CUDA tensors. ``outgate=False`` (the code's undocumented ``-outgate False``) is a keyword of
+the composers, not a run setting.
 """
 
 from __future__ import annotations
