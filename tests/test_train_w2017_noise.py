@@ -144,6 +144,12 @@ def test_without_drops_the_noisy_loss_is_the_objectives(composer):
         torch.testing.assert_close(ours, theirs)
 
 
+def test_a_batch_of_one_pair_has_no_negative_and_no_loss():
+    config = TrainConfig.from_dict({**BASE, "composer": "gran", "dropout": 0.3, "batch_size": 1})
+    task = PairTask(config, _pairs(3))
+    assert task.step(0, _first_batch(task)).item() == 0.0
+
+
 def test_dropout_draws_come_from_the_perturbation_generator():
     config = TrainConfig.from_dict({**BASE, "composer": "gran", "word_dropout": 0.3})
     one, two = PairTask(config, _pairs()), PairTask(config, _pairs())

@@ -59,7 +59,7 @@ def noisy_loss(
     vectors = model.composer(noise.dropped(words, generator))
     composed, others = vectors[: 2 * b], vectors[2 * b :]
     positive = score.pairwise(composed[:b].unsqueeze(1), composed[b:].unsqueeze(1)).view(b)
-    negative = score.pairwise(composed.unsqueeze(1), others.view(2 * b, k, -1)).squeeze(1)
+    negative = score.pairwise(composed.unsqueeze(1), others.view(2 * b, k, vectors.shape[1])).squeeze(1)
     terms = objective._terms(positive, negative)
     sq_norm = words.rows.pow(2).sum() if objective.reg else None
     attraction = objective._attraction(composed, layout)
