@@ -3,10 +3,14 @@
 # config/published.yaml), the PPDB pairs of the same token count (Table 1), the initial
 # vectors, one job per grid point of every run (train with the generic `paracomp train`, then
 # score on the 22 transfer sets and the 5 STS 2016 sets), and the transfer Tables 1-4 and 7
-# (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS".
+# (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS"; the
+# supervised STS and SICK runs (one job per grid point and task; "universal" ones start from
+# a transfer run's point) and Tables 5, 6 and 8.
 from paracomp.papers.wieting2017.workflow import (
     R as W17_R,
     SELECTION_SETS as W17_SELECTION_SETS,
+    SUPERVISED_TABLES as W17_SUPERVISED_TABLES,
+    TASKS as W17_TASKS,
     TRANSFER_SETS as W17_TRANSFER_SETS,
     TRANSFER_TABLES as W17_TABLES,
     W as W17_W,
@@ -35,6 +39,9 @@ wildcard_constraints:
     w17table="|".join(W17_TABLES),
     w17run="|".join(W17I.runs()) or "none",
     w17point=r"\d+",
+    w17stable="|".join(W17_SUPERVISED_TABLES),
+    w17srun="|".join(W17I.supervised_runs()) or "none",
+    w17task="|".join(W17_TASKS),
 
 
 rule wieting2017:
@@ -112,6 +119,7 @@ rule w2017_point:
         unpack(W17I.point_inputs),
     output:
         embeddings=f"{W17_W}/points/{{w17run}}/{{w17point}}/embeddings.parquet",
+        composer=f"{W17_W}/points/{{w17run}}/{{w17point}}/composer.pt",
         train=f"{W17_W}/points/{{w17run}}/{{w17point}}/train.json",
         scores=f"{W17_W}/points/{{w17run}}/{{w17point}}/scores.csv",
         pairs=f"{W17_W}/points/{{w17run}}/{{w17point}}/pairs.parquet",
@@ -177,4 +185,68 @@ rule w2017_table:
         "../../envs/paracomp.yaml"
     shell:
         "paracomp wieting2017 table {wildcards.w17table} {params.points} {params.sets}"
+        " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
+
+
+rule w2017_supervised:
+    input:
+        unpack(W17I.supervised_inputs),
+    output:
+        f"{W17_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}.json",
+    log:
+        "logs/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.tsv"
+    params:
+        run=W17I.supervised_params,
+        point=W17I.supervised_point,
+        model=W17I.supervised_model,
+        args=W17I.supervised_args,
+    threads: TRAIN["threads"]
+    resources:
+        gpu=0,
+        mem_mb=TRAIN["mem_mb"],
+        runtime=TRAIN["runtime"],
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 supervised --task {wildcards.w17task} --model {params.model}"
+        " --params {params.run:q} --point {params.point:q} {params.args}"
+        " --run-name {wildcards.w17srun} --index {wildcards.w17point} --out {output:q} > {log} 2>&1"
+
+
+rule w2017_supervised_table:
+    input:
+        W17I.supervised_table_inputs,
+    output:
+        table=report(
+            "results/wieting2017/{w17stable}.csv",
+            category="wieting2017",
+            subcategory="{w17stable}",
+            labels={"file": "table"},
+            caption="../../workflow/report/table.rst",
+        ),
+        compare=report(
+            "results/wieting2017/{w17stable}.compare.csv",
+            category="wieting2017",
+            subcategory="{w17stable}",
+            labels={"file": "compare (ours, paper, delta)"},
+            caption="../../workflow/report/compare.rst",
+        ),
+        markdown="results/wieting2017/{w17stable}.md",
+    log:
+        "logs/wieting2017/tables/{w17stable}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/tables/{w17stable}.tsv"
+    params:
+        records=W17I.supervised_table_args,
+        setting=W17I.supervised_setting,
+    localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 supervised-table {wildcards.w17stable} {params.records}"
         " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"

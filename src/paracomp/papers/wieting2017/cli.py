@@ -111,6 +111,25 @@ def _transfer(args: argparse.Namespace) -> None:
     write_json(out / "record.json", record)
 
 
+def _supervised(args: argparse.Namespace) -> None:
+    from paracomp.papers.wieting2017.supervised import run_supervised
+    from paracomp.train.tuning import write_json
+
+    settings = {**json.loads(args.params), **json.loads(args.point)}
+    sets = {k: Path(v) for k, v in _pairs(args.set).items()}
+    init = Path(args.init) if args.init else None
+    result = run_supervised(args.task, sets, args.model, settings, args.tokenizer,
+                            args.lowercase, init, args.universal or [])  # fmt: skip
+    write_json(Path(args.out), {"run": args.run_name, "index": args.index,
+                                "point": json.loads(args.point), **result})  # fmt: skip
+
+
+def _supervised_table(args: argparse.Namespace) -> None:
+    from paracomp.papers.wieting2017.tables import write_supervised_table
+
+    write_supervised_table(args.table, args.records or [], json.loads(args.setting), Path(args.out))
+
+
 def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.tables import write_transfer_table
 
@@ -161,6 +180,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     _tokenizer_args(p)
     p.add_argument("--out", required=True, help="folder of scores.csv, pairs.parquet, record.json")
     p.set_defaults(func=_transfer)
+
+    p = cmds.add_parser("supervised", help="one supervised grid point (STS or SICK)")
+    p.add_argument("--task", required=True, choices=["sts", "sick"])
+    p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="parsed STS / SICK sets")
+    p.add_argument("--model", required=True, help="composer")
+    p.add_argument("--params", required=True, help="the run's settings (JSON)")
+    p.add_argument("--point", required=True, help="the grid point (JSON)")
+    p.add_argument("--init", help="initial word vectors (not universal)")
+    p.add_argument("--universal", nargs="*", metavar="RUN=FOLDER", help="transfer points")
+    p.add_argument("--run-name", required=True)
+    p.add_argument("--index", type=int, required=True)
+    _tokenizer_args(p)
+    p.add_argument("--out", required=True, help="record JSON")
+    p.set_defaults(func=_supervised)
+
+    p = cmds.add_parser("supervised-table", help="build a supervised table (5, 6, 8)")
+    p.add_argument("table", choices=["table5", "table6", "table8"])
+    p.add_argument("--records", nargs="*", metavar="RUN=JSON")
+    p.add_argument("--setting", required=True, help="the training setting (JSON)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_supervised_table)
 
     p = cmds.add_parser("table", help="build a transfer table (1, 2, 3, 4, 7)")
     p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7"])

@@ -27,7 +27,12 @@ from paracomp.papers.wieting2017.transfer import (
     PointScores,
     select,
 )
-from paracomp.papers.wieting2017.workflow import TABLE_RUNS
+from paracomp.papers.wieting2017.workflow import (
+    SUPERVISED_MODELS,
+    SUPERVISED_REGS,
+    SUPERVISED_RUNS,
+    TABLE_RUNS,
+)
 from paracomp.tables.build import Cell, compare_table, wide_table
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_outputs
@@ -293,8 +298,10 @@ def render(
     cells: dict[tuple[str, str], Cell],
     setting: Mapping[str, Any],
     extra: Sequence[str] = (),
+    lines_of=None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The wide table, its compare file and markdown."""
+    """The wide table, its compare file and markdown (the setting said by ``lines_of``,
+    :func:`setting_lines` by default)."""
     wide = wide_table(printed, cells)
     compare = compare_table(printed, cells, {})
     if not printed.values:
@@ -317,7 +324,7 @@ def render(
         f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; mean |ours - "
         f"paper| over {len(numeric)} comparable cells: {mad:.3f}.",
         "",
-        *setting_lines(setting),
+        *(lines_of or setting_lines)(setting),
         *extra,
     ]
     empty = compare[compare["ours"].isna() & compare["note"].astype(bool)]
@@ -366,3 +373,97 @@ def write_transfer_table(
         printed = printed_table(PAPER, table)
         cells = selection_table(table)(runs, printed)
     write_outputs(out, *render(printed, cells, setting, extra))
+
+
+# -- supervised Tables 5, 6, 8 ------------------------------------------------------------
+
+
+def table5_printed() -> PrintedTable:
+    """Table 5's layout as the text describes it (its printed body is missing): model ×
+    regularisation rows, STS, SICK and their average."""
+    caption = next(t["caption"] for t in _omitted() if t["table"] == "table5")
+    rows = [f"{m}_{r}" for m in SUPERVISED_MODELS for r in SUPERVISED_REGS]
+    labels = {f"{m}_{r}": f"{ml} / {rl}" for m, ml in SUPERVISED_MODELS.items()
+              for r, rl in SUPERVISED_REGS.items()}  # fmt: skip
+    return PrintedTable(
+        paper=PAPER, key="table5", caption=caption, metric="pearson", scale=100, decimals=1,
+        row_label="Model / Regularization", rows=rows, columns=["sts", "sick", "avg"],
+        row_labels=labels, column_labels={"sts": "STS", "sick": "SICK", "avg": "Avg."},
+        values={}, notes=[MISSING_BODY], column_decimals={},
+    )  # fmt: skip
+
+
+def load_records(records: Sequence[str]) -> dict[str, dict[str, list[dict]]]:
+    """``run=record.json`` arguments -> run -> task -> records."""
+    runs: dict[str, dict[str, list[dict]]] = {}
+    for item in records:
+        run, path = item.split("=", 1)
+        record = json.loads(Path(path).read_text())
+        runs.setdefault(run, {}).setdefault(record["task"], []).append(record)
+    return runs
+
+
+def supervised_cells(
+    records: Mapping[str, Mapping[str, list[dict]]],
+    printed: PrintedTable,
+    run_of: Mapping[str, str],
+) -> dict[tuple[str, str], Cell]:
+    """Test Pearson r ×100 of each row's run per task, the grid point picked by validation
+    r; ``avg`` the mean of the two."""
+    cells: dict[tuple[str, str], Cell] = {}
+    for row in printed.rows:
+        run = run_of[row]
+        for task in ("sts", "sick"):
+            if task not in printed.columns:
+                continue
+            found = records.get(run, {}).get(task, [])
+            if not found:
+                why = f"supervised run {run} is not configured (papers.wieting2017.supervised)"
+                cells[row, task] = Cell(None, "", why)
+                continue
+            best = max(sorted(found, key=lambda r: r["index"]), key=lambda r: r["dev_pearson"])
+            missing = best.get("missing_subsets") or []
+            data = (
+                f"run {run}, point {best['index']} of {len(found)} {json.dumps(best['point'])}, "
+                f"picked by validation r {best['dev_pearson']:.2f} (epoch {best['epoch']}); "
+                f"pairs train/dev/test {best['n']['train']}/{best['n']['dev']}/{best['n']['test']}"
+                + (f"; initialised from {best['source']}" if "universal" in best["source"] else "")
+            )
+            note = f"absent STS subsets: {', '.join(missing)}" if missing else ""
+            cells[row, task] = Cell(best["test_pearson"], data, note)
+        if "avg" in printed.columns:
+            both = [cells[row, t].value for t in ("sts", "sick")]
+            if all(v is not None for v in both):
+                cells[row, "avg"] = Cell(sum(both) / 2, "mean of the STS and SICK cells")
+            else:
+                cells[row, "avg"] = Cell(None, "", "needs both the STS and the SICK cell")
+    return cells
+
+
+def supervised_setting_lines(setting: Mapping[str, Any]) -> list[str]:
+    s = setting["supervised"]
+    lines = [
+        "Supervised: the 20 STS 2012-2015 subsets (the 19 available) pooled, each split by a "
+        f"seeded permutation (seed {s['settings']['split_seed']}) into 40 % train, 10 % "
+        "validation, 50 % test (the paper: 4,481 / 1,207 / 6,060 pairs); SICK's train / trial / "
+        "test. Tai et al.'s head and KL loss (STS: K = 6 on gold + 1; SICK: K = 5), the test r "
+        "of the point and epoch with the best validation r.",
+        f"Initial word vectors: {setting['init']['embeddings']} ({setting['dim']}d); settings "
+        f"{s['settings']}; grids {s['grids']}.",
+    ]
+    for run, spec in s["runs"].items():
+        lines.append(f"- supervised run `{run}`: {spec}")
+    if setting.get("note"):
+        lines.append(setting["note"])
+    return lines
+
+
+def write_supervised_table(
+    table: str, records: Sequence[str], setting: Mapping[str, Any], out: Path
+) -> None:
+    found = load_records(records)
+    printed = table5_printed() if table == "table5" else printed_table(PAPER, table)
+    cells = supervised_cells(found, printed, SUPERVISED_RUNS[table])
+    extra = [f"Paper column: {MISSING_BODY}."] if table == "table5" else []
+    wide, compare, markdown = render(printed, cells, setting, extra, supervised_setting_lines)
+    write_outputs(out, wide, compare, markdown)

@@ -37,6 +37,9 @@ TRANSFER_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014", "twitte
 SELECTION_SETS = ("sts2016",)
 """Model selection "2016 STS": the mean over the 5 STS 2016 subsets."""
 TRANSFER_TABLES = ("table1", "table2", "table3", "table4", "table7")
+SUPERVISED_TABLES = ("table5", "table6", "table8")
+TASKS = ("sts", "sick")
+SUPERVISED_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014")
 CORPUS_NOTES = {
     "bible": "English-English Bible verse pairs (KJV-WEB, Debian SWORD modules; "
     "resources/corpus/bible-kjv-web.parquet) in place of SimpWiki",
@@ -90,6 +93,35 @@ TABLE_RUNS: dict[str, dict[tuple[str, str], str]] = {
 Table 1's SimpWiki row is Table 2's "none" rows, as printed; tables 4 and 7: every row of a
 column; table 4 models as the digest reads the text: AVG (none), LSTMAVG and GRAN (dropout,
 scrambling))."""
+
+
+SUPERVISED_MODELS = {"avg": "AVG", "lstm": "LSTM", "lstmavg": "LSTMAVG", "gran": "GRAN"}
+SUPERVISED_REGS = {
+    "none": "none",
+    "dropout": "dropout",
+    "word_dropout": "word dropout",
+    "scrambling": "scrambling",
+    "dropout_scrambling": "dropout, scrambling",
+}
+
+
+SUPERVISED_RUNS = {
+    "table5": {f"{m}_{r}": f"{m}_{r}" for m in SUPERVISED_MODELS for r in SUPERVISED_REGS},
+    "table6": {g: f"{g}_dropout_scrambling" for g in ("gran", "gran2", "gran3", "gran4", "gran5")},
+    "table8": {
+        r: r
+        for r in (
+            "avg_dropout",
+            "avg_dropout_universal",
+            "lstmavg_dropout_scrambling",
+            "lstmavg_dropout_scrambling_universal",
+            "gran_dropout_scrambling",
+            "gran_dropout_scrambling_universal",
+        )
+    },
+}
+"""Each supervised table's row -> its supervised run (Table 6: dropout and scrambling, as
+the paper's 'same settings as the previous experiment')."""
 
 
 def table_runs(table: str) -> list[str]:
@@ -160,6 +192,78 @@ class Inputs:
 
     def point_folders(self, run: str) -> list[str]:
         return [f"{W}/points/{run}/{p}" for p in range(len(self.points(run)))]
+
+    # -- supervised runs (Tables 5, 6, 8) --------------------------------------------------
+
+    def supervised_runs(self) -> dict[str, Mapping[str, Any]]:
+        return dict(self.block.get("supervised", {}).get("runs", {}))
+
+    def supervised_points(self, run: str) -> list[dict[str, Any]]:
+        return grid_points(self.block["grids"][self.supervised_runs()[run]["grid"]])
+
+    def supervised_params(self, wildcards) -> str:
+        spec = self.supervised_runs()[wildcards.w17srun]
+        return json.dumps({**self.block["supervised"]["settings"], "dim": self.block["dim"],
+                           **{k: v for k, v in spec.items() if k not in ("model", "grid", "universal")}})  # fmt: skip
+
+    def supervised_point(self, wildcards) -> str:
+        return json.dumps(self.supervised_points(wildcards.w17srun)[int(wildcards.w17point)])
+
+    def supervised_model(self, wildcards) -> str:
+        return self.block["composers"][self.supervised_runs()[wildcards.w17srun]["model"]]
+
+    def _supervised_sets(self) -> dict[str, str]:
+        return {n: p for n, p in self.sets.items() if n in SUPERVISED_SETS}
+
+    def supervised_inputs(self, wildcards) -> dict[str, Any]:
+        spec = self.supervised_runs()[wildcards.w17srun]
+        inputs: dict[str, Any] = {"sets": list(self._supervised_sets().values())}
+        if "universal" in spec:
+            folders = self.point_folders(spec["universal"])
+            names = ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")
+            inputs["universal"] = [f"{d}/{n}" for d in folders for n in names]
+        else:
+            inputs["init"] = f"{R}/init.parquet"
+        return inputs
+
+    def supervised_args(self, wildcards) -> str:
+        spec = self.supervised_runs()[wildcards.w17srun]
+        args = ["--set " + " ".join(f"{n}={p}" for n, p in self._supervised_sets().items())]
+        if "universal" in spec:
+            run = spec["universal"]
+            args.append("--universal " + " ".join(f"{run}={d}" for d in self.point_folders(run)))
+        else:
+            args.append(f"--init {R}/init.parquet")
+        lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
+        return " ".join([*args, f"--tokenizer {self.tokenizer}", lowercase])
+
+    def supervised_records(self, table: str) -> list[tuple[str, str]]:
+        runs = sorted(set(SUPERVISED_RUNS[table].values()) & set(self.supervised_runs()))
+        return [
+            (run, f"{W}/supervised/{run}/{task}/{p}.json")
+            for run in runs
+            for task in TASKS
+            for p in range(len(self.supervised_points(run)))
+        ]
+
+    def supervised_table_inputs(self, wildcards) -> list[str]:
+        return [path for _, path in self.supervised_records(wildcards.w17stable)]
+
+    def supervised_table_args(self, wildcards) -> str:
+        records = self.supervised_records(wildcards.w17stable)
+        return "--records " + " ".join(f"{r}={p}" for r, p in records) if records else ""
+
+    def supervised_setting(self, wildcards) -> str:
+        setting = json.loads(self.setting())
+        block = self.block.get("supervised", {})
+        runs = self.supervised_runs()
+        grids = {spec["grid"] for spec in runs.values()}
+        setting["supervised"] = {
+            "settings": dict(block.get("settings", {})),
+            "runs": {r: dict(s) for r, s in runs.items()},
+            "grids": {g: list(v) for g, v in self.block["grids"].items() if g in grids},
+        }
+        return json.dumps(setting)
 
     # -- data -----------------------------------------------------------------------------
 
