@@ -295,3 +295,15 @@ def test_one_epoch_of_paracomp_train(tmp_path, settings):
     assert config.composer == settings["composer"]
     vectors = encoder.encode([["the", "cat", "sat"], ["a", "big", "dog"], []])
     assert vectors.shape == (3, 8) and not vectors[2].any() and vectors[:2].any()
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+@pytest.mark.parametrize("composer", ["lstmavg", "gran", "bilstmavg"])
+def test_first_steps_on_cuda_match_cpu(composer):
+    settings = {**BASE, "composer": composer, "dropout": 0.4, "scramble": 0.5, "dim": 8}
+    losses = {}
+    for device in ("cpu", "cuda"):
+        task = PairTask(TrainConfig.from_dict({**settings, "device": device}), _pairs())
+        batches = task.batches(0)
+        losses[device] = [task.step(step, next(batches)).item() for step in range(3)]
+    assert losses["cuda"] == pytest.approx(losses["cpu"], rel=1e-4, abs=1e-6)
