@@ -43,6 +43,11 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert "resources/mirror/ppdb-phrase-train-60k" in out
     out, jobs = _dry_run(tmp_path, "wieting2017", mirror=mirror)
     assert jobs["w2017_table"] == "5" and jobs["w2017_point"] == str(2 * 22)
+    # 16 supervised runs of one point, each on STS and SICK; universal ones read the points
+    # of their transfer run
+    assert jobs["w2017_supervised"] == "32" and jobs["w2017_supervised_table"] == "3"
+    assert "--universal gran_dropout_scrambling=results/wieting2017/points/" in out
+    assert "--task sts --model gran5" in out and "split_seed" in out
 
 
 def test_paper_config_shows_the_full_grid_on_gpus(tmp_path):
