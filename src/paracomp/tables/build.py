@@ -192,12 +192,21 @@ def compare_table(
     return pd.DataFrame(records, columns=COMPARE_COLUMNS)
 
 
-def _summary(compare: pd.DataFrame, numeric: pd.DataFrame) -> str:
+def summary(compare: pd.DataFrame) -> str:
+    """How many cells are computed, and the mean |ours − paper| over the comparable ones."""
+    numeric = compare.dropna(subset=["delta"])
     mad = float(np.abs(numeric["delta"]).mean()) if len(numeric) else float("nan")
     return (
         f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; "
         f"mean |ours - paper| over {len(numeric)} comparable cells: {mad:.3f}."
     )
+
+
+def titled_grid(title: str, caption: str, frame: pd.DataFrame) -> list[str]:
+    """Markdown lines: ``# title``, the caption and ``frame`` as a pipe table, then a blank."""
+    header = "| " + " | ".join(str(c) for c in frame.columns) + " |"
+    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
+    return [f"# {title}", "", caption, "", header, "|" + "---|" * len(frame.columns), *body, ""]
 
 
 def markdown(
@@ -209,21 +218,10 @@ def markdown(
 ) -> str:
     """The table as markdown with its caption, summary, columns and empty cells' reasons;
     ``method`` says how cells were computed (e.g. how group rows aggregate)."""
-    header = "| " + " | ".join(wide.columns) + " |"
-    rule = "|" + "---|" * len(wide.columns)
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
-    numeric = compare.dropna(subset=["delta"])
     lines = [
-        f"# {printed.paper} {printed.key}",
-        "",
-        printed.caption,
-        "",
-        header,
-        rule,
-        *body,
-        "",
+        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, wide),
         f"Cells: {printed.metric}; {method}.",
-        _summary(compare, numeric),
+        summary(compare),
         "",
         "Columns:",
     ]

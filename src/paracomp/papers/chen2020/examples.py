@@ -26,7 +26,7 @@ import yaml
 from paracomp import artefacts
 from paracomp.models.vocab import UNK
 from paracomp.papers.chen2020.lists import COLUMNS, sentence_extremes, word_lists
-from paracomp.tables.build import COMPARE_COLUMNS
+from paracomp.tables.build import COMPARE_COLUMNS, titled_grid
 from paracomp.tables.write import write_outputs
 
 MODELS = ("wordsum", "wlo")
@@ -59,24 +59,7 @@ def table5(run: Path, pairs: Path, min_count: int, k: int, quantile: float) -> p
 
 
 def _markdown(title: str, caption: str, frame: pd.DataFrame, notes: list[str]) -> str:
-    header = "| " + " | ".join(frame.columns) + " |"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in frame.itertuples(index=False)]
-    return (
-        "\n".join(
-            [
-                f"# {title}",
-                "",
-                caption,
-                "",
-                header,
-                "|" + "---|" * len(frame.columns),
-                *body,
-                "",
-                *notes,
-            ]
-        )
-        + "\n"
-    )
+    return "\n".join([*titled_grid(title, caption, frame), *notes]) + "\n"
 
 
 def write_table5(run: Path, pairs: Path, params: dict[str, Any], corpus: str, out: Path) -> None:

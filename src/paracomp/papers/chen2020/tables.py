@@ -27,7 +27,7 @@ from paracomp.papers.chen2020.specificity import (
     news_protocol,
     spearman,
 )
-from paracomp.tables.build import Cell, compare_table, wide_table
+from paracomp.tables.build import Cell, compare_table, summary, titled_grid, wide_table
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_outputs
 
@@ -350,21 +350,9 @@ def render(
     computed = compare["ours"].notna() & notes.astype(bool)
     joined = notes + compare["note"].map(lambda n: f"; {n}" if n else "")
     compare["note"] = joined.where(computed, compare["note"])
-    header = "| " + " | ".join(wide.columns) + " |"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
-    numeric = compare.dropna(subset=["delta"])
-    mad = float(np.abs(numeric["delta"]).mean()) if len(numeric) else float("nan")
     lines = [
-        f"# {printed.paper} {printed.key}",
-        "",
-        printed.caption,
-        "",
-        header,
-        "|" + "---|" * len(wide.columns),
-        *body,
-        "",
-        f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; mean |ours - "
-        f"paper| over {len(numeric)} comparable cells: {mad:.3f}.",
+        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, wide),
+        summary(compare),
         "",
         *setting_lines(setting),
         *(extra or []),
