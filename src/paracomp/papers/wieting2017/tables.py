@@ -299,16 +299,18 @@ def render(
     setting: Mapping[str, Any],
     extra: Sequence[str] = (),
     lines_of=None,
+    no_paper: str | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """The wide table, its compare file and markdown (the setting said by ``lines_of``,
-    :func:`setting_lines` by default)."""
+    :func:`setting_lines` by default; ``no_paper``: why a table without printed values has
+    no paper column, :data:`MISSING_BODY` by default)."""
     wide = wide_table(printed, cells)
     compare = compare_table(printed, cells, {})
     if printed.key == "table7":  # our pairs are not the paper's: no deltas
         compare["delta"] = None
     if not printed.values:
         compare["note"] = compare["note"].map(
-            lambda n: "; ".join(x for x in (MISSING_BODY, n) if x)
+            lambda n: "; ".join(x for x in (no_paper or MISSING_BODY, n) if x)
         )
     header = "| " + " | ".join(wide.columns) + " |"
     body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]

@@ -38,6 +38,8 @@ SELECTION_SETS = ("sts2016",)
 """Model selection "2016 STS": the mean over the 5 STS 2016 subsets."""
 TRANSFER_TABLES = ("table1", "table2", "table3", "table4", "table7")
 SUPERVISED_TABLES = ("table5", "table6", "table8")
+GATE_TABLES = ("table9", "table10", "table11")
+"""Tables 9-11: the gate analysis of the selected GRAN (``gates``)."""
 TASKS = ("sts", "sick")
 SUPERVISED_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014")
 CORPUS_NOTES = {
@@ -264,6 +266,40 @@ class Inputs:
             "grids": {g: list(v) for g, v in self.block["grids"].items() if g in grids},
         }
         return json.dumps(setting)
+
+    # -- gate analysis (Tables 9-11) -------------------------------------------------------
+
+    def gates(self) -> Mapping[str, Any]:
+        return self.block["gates"]
+
+    def parse_params(self, wildcards=None) -> str:
+        g = self.gates()
+        return json.dumps({k: g[k] for k in ("sentences", "max_tokens", "max_words", "seed")})
+
+    def gate_inputs(self, wildcards=None) -> dict[str, Any]:
+        run = self.gates()["run"]
+        if run not in self.runs():
+            raise ValueError(
+                f"papers.wieting2017.gates.run: run {run} is not configured (transfer)"
+            )
+        folders = self.point_folders(run)
+        return {
+            "parsed": f"{R}/gates/parsed.parquet",
+            "points": [f"{d}/{n}" for d in folders
+                       for n in ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")],
+        }  # fmt: skip
+
+    def gate_args(self, wildcards=None) -> str:
+        run = self.gates()["run"]
+        return " ".join(f"{run}={d}" for d in self.point_folders(run))
+
+    def gate_setting(self, wildcards=None) -> str:
+        g = dict(self.gates())
+        g["corpus"] = (
+            "the World English Bible (Debian sword-text-web, the cased English side of the "
+            "KJV-WEB pairs), verses split into spaCy's sentences"
+        )
+        return json.dumps({"gates": g, "note": self.block.get("note", "")})
 
     # -- data -----------------------------------------------------------------------------
 
