@@ -146,6 +146,8 @@ def test_gate_tables_from_hand_made_tokens(tmp_path):
     assert t11["paper"].isna().all() and set(t11["row"]) >= {"amod", "vmod", "auxpass"}
     vmod = t11[(t11["row"] == "vmod") & (t11["column"] == "weight")].iloc[0]
     assert pd.isna(vmod["ours"]) and "no VBG token with label vmod" in vmod["note"]
+    n = t11[(t11["row"] == "amod") & (t11["column"] == "tokens")].iloc[0]["ours"]
+    assert n == ((frame["tag"] == "VBG") & (frame["dep"] == "amod")).sum()
     md = (tmp_path / "table10.md").read_text()
     assert "300" in md and "World English" not in md and "Weight / dim" in md
 

@@ -242,6 +242,7 @@ TABLE9_REASON = (
 )
 TABLE11_ROWS = ["amod", "xcomp", "pcomp", "root", "vmod", "prep", "auxpass"]
 PER_DIM = "per_dim"
+COUNT = "tokens"
 
 
 def _printed(table: str):
@@ -254,9 +255,9 @@ def _printed(table: str):
     if table == "table10":
         printed = printed_table(PAPER, "table10")
         return dataclasses.replace(
-            printed, columns=[*printed.columns, PER_DIM],
-            column_labels={**printed.column_labels, PER_DIM: "Weight / dim"},
-            column_decimals={**printed.column_decimals, PER_DIM: 3},
+            printed, columns=[*printed.columns, PER_DIM, COUNT],
+            column_labels={**printed.column_labels, PER_DIM: "Weight / dim", COUNT: "Tokens"},
+            column_decimals={**printed.column_decimals, PER_DIM: 3, COUNT: 0},
         )  # fmt: skip
     caption = next(t["caption"] for t in _omitted() if t["table"] == table)
     if table == "table9":
@@ -268,9 +269,9 @@ def _printed(table: str):
         )  # fmt: skip
     return PrintedTable(
         paper=PAPER, key=table, caption=caption, metric="l1_norm", scale=1, decimals=1,
-        row_label="Dep. Label", rows=TABLE11_ROWS, columns=["weight", PER_DIM],
-        row_labels={}, column_labels={"weight": "Weight", PER_DIM: "Weight / dim"}, values={},
-        notes=[], column_decimals={PER_DIM: 3},
+        row_label="Dep. Label", rows=TABLE11_ROWS, columns=["weight", PER_DIM, COUNT],
+        row_labels={}, values={}, notes=[], column_decimals={PER_DIM: 3, COUNT: 0},
+        column_labels={"weight": "Weight", PER_DIM: "Weight / dim", COUNT: "Tokens"},
     )  # fmt: skip
 
 
@@ -306,6 +307,7 @@ def label_cells(frame: pd.DataFrame, tag: str, rows: Sequence[str], dim: int, pa
         if row not in found:
             why = f"no {tag} token with label {row} among our {total} {tag} tokens"
             cells[row, "weight"] = cells[row, PER_DIM] = Cell(None, "", why)
+            cells[row, COUNT] = Cell(0, f"of {total} {tag} tokens")
             continue
         mean, count = found[row]
         data = f"{count} of {total} {tag} tokens; gate dim {dim}"
@@ -314,6 +316,7 @@ def label_cells(frame: pd.DataFrame, tag: str, rows: Sequence[str], dim: int, pa
                 else "")  # fmt: skip
         cells[row, "weight"] = Cell(mean, data)
         cells[row, PER_DIM] = Cell(mean / dim, data, note)
+        cells[row, COUNT] = Cell(count, data)
     return cells
 
 
