@@ -202,6 +202,17 @@ def summary(compare: pd.DataFrame) -> str:
     )
 
 
+def empty_reasons(compare: pd.DataFrame) -> list[str]:
+    """Markdown lines listing the empty cells with a reason, grouped by reason ("" if none)."""
+    empty = compare[compare["ours"].isna() & compare["note"].astype(bool)]
+    reasons: dict[str, list[str]] = {}
+    for r in empty.itertuples():
+        reasons.setdefault(r.note, []).append(f"{r.row}/{r.column}")
+    if not reasons:
+        return []
+    return ["", "Empty cells:", *(f"- {', '.join(where)}: {why}" for why, where in reasons.items())]
+
+
 def titled_grid(title: str, caption: str, frame: pd.DataFrame) -> list[str]:
     """Markdown lines: ``# title``, the caption and ``frame`` as a pipe table, then a blank."""
     header = "| " + " | ".join(str(c) for c in frame.columns) + " |"

@@ -27,7 +27,14 @@ from paracomp.papers.chen2020.specificity import (
     news_protocol,
     spearman,
 )
-from paracomp.tables.build import Cell, compare_table, summary, titled_grid, wide_table
+from paracomp.tables.build import (
+    Cell,
+    compare_table,
+    empty_reasons,
+    summary,
+    titled_grid,
+    wide_table,
+)
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_outputs
 
@@ -356,14 +363,8 @@ def render(
         "",
         *setting_lines(setting),
         *(extra or []),
+        *empty_reasons(compare),
     ]
-    empty = compare[compare["ours"].isna() & compare["note"].astype(bool)]
-    if len(empty):
-        lines += ["", "Empty cells:"]
-        reasons: dict[str, list[str]] = {}
-        for r in empty.itertuples():
-            reasons.setdefault(r.note, []).append(f"{r.row}/{r.column}")
-        lines += [f"- {', '.join(where)}: {why}" for why, where in reasons.items()]
     return wide, compare, "\n".join(lines) + "\n"
 
 

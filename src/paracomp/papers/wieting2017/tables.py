@@ -33,7 +33,14 @@ from paracomp.papers.wieting2017.workflow import (
     SUPERVISED_RUNS,
     TABLE_RUNS,
 )
-from paracomp.tables.build import Cell, compare_table, wide_table
+from paracomp.tables.build import (
+    Cell,
+    compare_table,
+    empty_reasons,
+    summary,
+    titled_grid,
+    wide_table,
+)
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_outputs
 
@@ -312,32 +319,14 @@ def render(
         compare["note"] = compare["note"].map(
             lambda n: "; ".join(x for x in (no_paper or MISSING_BODY, n) if x)
         )
-    header = "| " + " | ".join(wide.columns) + " |"
-    body = ["| " + " | ".join(str(v) for v in row) + " |" for row in wide.itertuples(index=False)]
-    numeric = compare.dropna(subset=["delta"])
-    mad = float(np.abs(numeric["delta"]).mean()) if len(numeric) else float("nan")
     lines = [
-        f"# {printed.paper} {printed.key}",
-        "",
-        printed.caption,
-        "",
-        header,
-        "|" + "---|" * len(wide.columns),
-        *body,
-        "",
-        f"Computed cells: {int(compare['ours'].notna().sum())} of {len(compare)}; mean |ours - "
-        f"paper| over {len(numeric)} comparable cells: {mad:.3f}.",
+        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, wide),
+        summary(compare),
         "",
         *(lines_of or setting_lines)(setting),
         *extra,
+        *empty_reasons(compare),
     ]
-    empty = compare[compare["ours"].isna() & compare["note"].astype(bool)]
-    if len(empty):
-        lines += ["", "Empty cells:"]
-        reasons: dict[str, list[str]] = {}
-        for r in empty.itertuples():
-            reasons.setdefault(r.note, []).append(f"{r.row}/{r.column}")
-        lines += [f"- {', '.join(where)}: {why}" for why, where in reasons.items()]
     return wide, compare, "\n".join(lines) + "\n"
 
 
