@@ -206,9 +206,11 @@ rule w2017_supervised:
         point=W17I.supervised_point,
         model=W17I.supervised_model,
         args=W17I.supervised_args,
+        device=TRAIN["device"],
+        fallback="--allow-cpu-fallback" if TRAIN["allow_cpu_fallback"] else "",
     threads: TRAIN["threads"]
     resources:
-        gpu=0,
+        gpu=TRAIN["gpu"],
         mem_mb=TRAIN["mem_mb"],
         runtime=TRAIN["runtime"],
     conda:
@@ -216,7 +218,9 @@ rule w2017_supervised:
     shell:
         "paracomp wieting2017 supervised --task {wildcards.w17task} --model {params.model}"
         " --params {params.run:q} --point {params.point:q} {params.args}"
-        " --run-name {wildcards.w17srun} --index {wildcards.w17point} --out {output:q} > {log} 2>&1"
+        " --run-name {wildcards.w17srun} --index {wildcards.w17point}"
+        " --threads {threads} --device {params.device} {params.fallback}"
+        " --out {output:q} > {log} 2>&1"
 
 
 rule w2017_supervised_table:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from paracomp.papers.wieting2017.supervised import (
     sick_splits,
@@ -69,3 +70,33 @@ def test_a_tiny_supervised_run_learns_and_reports_test_r():
                               "whitespace", True)  # fmt: skip
     assert result["n"] == {"train": 80, "dev": 20, "test": 20}
     assert result["test_pearson"] > 50 and 1 <= result["epoch"] <= 15
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_cuda_supervised_run_equals_cpu():
+    from paracomp.models.registry import make_composer
+
+    words = ["good", "bad", "fine", "awful", "the"]
+    rng = np.random.default_rng(0)
+    matrix = rng.normal(size=(5, 8)).astype(np.float32)
+    pairs = [{"s1": f"the {words[i % 4]}", "s2": f"the {words[(i * 3) % 4]}",
+              "score": float(i % 6), "part": ("train", "train", "dev", "test")[i % 4]}
+             for i in range(80)]  # fmt: skip
+    settings = {"epochs": 3, "batch_size": 10, "lr": 0.01, "hidden": 8, "seed": 1,
+                "dropout": 0.1, "scramble": 0.5, "reg_initial": 1e-5}  # fmt: skip
+    runs = [
+        train_supervised(
+            pd.DataFrame(pairs),
+            "sts",
+            words,
+            matrix,
+            make_composer("lstmavg", 8, torch.Generator().manual_seed(1)),
+            settings,
+            "whitespace",
+            True,
+            device=device,
+        )  # fmt: skip
+        for device in ("cpu", "cuda")
+    ]
+    assert runs[0]["epoch"] == runs[1]["epoch"]
+    assert runs[1]["test_pearson"] == pytest.approx(runs[0]["test_pearson"], abs=1e-3)

@@ -62,6 +62,9 @@ def test_paper_config_shows_the_full_grid_on_gpus(tmp_path):
     assert "gpu=1" in out
     out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", published=True)
     assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
+    out, jobs = _dry_run(tmp_path, "results/wieting2017/table6.csv", published=True)
+    supervised = [line for line in out.splitlines() if "wieting2017 supervised --task" in line]
+    assert supervised and all("--device cuda" in line for line in supervised)
 
 
 def test_gate_tables_in_the_dag(tmp_path, mirror):

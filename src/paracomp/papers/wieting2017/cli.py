@@ -113,13 +113,18 @@ def _transfer(args: argparse.Namespace) -> None:
 
 def _supervised(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.supervised import run_supervised
+    from paracomp.train.config import TrainConfig
+    from paracomp.train.loop import compute_settings, resolve_device
     from paracomp.train.tuning import write_json
 
     settings = {**json.loads(args.params), **json.loads(args.point)}
     sets = {k: Path(v) for k, v in _pairs(args.set).items()}
     init = Path(args.init) if args.init else None
-    result = run_supervised(args.task, sets, args.model, settings, args.tokenizer,
-                            args.lowercase, init, args.universal or [])  # fmt: skip
+    config = TrainConfig(device=args.device, allow_cpu_fallback=args.allow_cpu_fallback)
+    with compute_settings(args.threads, flush_denormal=False):
+        result = run_supervised(args.task, sets, args.model, settings, args.tokenizer,
+                                args.lowercase, init, args.universal or [],
+                                resolve_device(config))  # fmt: skip
     write_json(Path(args.out), {"run": args.run_name, "index": args.index,
                                 "point": json.loads(args.point), **result})  # fmt: skip
 
@@ -246,6 +251,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--point", required=True, help="the grid point (JSON)")
     p.add_argument("--init", help="initial word vectors (not universal)")
     p.add_argument("--universal", nargs="*", metavar="RUN=FOLDER", help="transfer points")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--allow-cpu-fallback", action="store_true", help="CPU when CUDA is absent")
     p.add_argument("--run-name", required=True)
     p.add_argument("--index", type=int, required=True)
     _tokenizer_args(p)

@@ -121,24 +121,26 @@ def encode(
 class SupervisedModel(nn.Module):
     def __init__(self, matrix: np.ndarray, composer: nn.Module, hidden: int, classes: int):
         super().__init__()
-        self.weight = nn.Parameter(torch.as_tensor(np.asarray(matrix, dtype=np.float32)))
+        self.weight = nn.Parameter(torch.tensor(np.asarray(matrix), dtype=torch.float32))
         self.composer = composer
         self.head = SimilarityHead(composer.dim, hidden, classes)
 
     def embed(self, sentences: Sequence[np.ndarray], noise: dict[str, Any] | None) -> torch.Tensor:
         lengths = [len(s) for s in sentences]
+        device = self.weight.device
         flat = torch.as_tensor(np.concatenate(sentences) if sentences else np.zeros(0, np.int64))
-        rows = self.weight.index_select(0, flat)
+        rows = self.weight.index_select(0, flat.to(device))
         if noise is not None:
+            # Masks drawn on the CPU generator: the same draws on every device.
             generator = noise["generator"]
             if noise["dropout"]:
                 keep = torch.rand(rows.shape, generator=generator) >= noise["dropout"]
-                rows = rows * keep / (1.0 - noise["dropout"])
+                rows = rows * keep.to(device) / (1.0 - noise["dropout"])
             elif noise["word_dropout"]:
                 keep = torch.rand((rows.shape[0], 1), generator=generator) >= noise["word_dropout"]
-                rows = rows * keep / (1.0 - noise["word_dropout"])
-        offsets = torch.as_tensor(np.cumsum([0, *lengths[:-1]]), dtype=torch.long)
-        ids = torch.arange(rows.shape[0])
+                rows = rows * keep.to(device) / (1.0 - noise["word_dropout"])
+        offsets = torch.as_tensor(np.cumsum([0, *lengths[:-1]]), dtype=torch.long, device=device)
+        ids = torch.arange(rows.shape[0], device=device)
         return self.composer(SegmentBatch(rows, ids, offsets))
 
     def forward(self, left, right, noise=None) -> torch.Tensor:
@@ -155,22 +157,26 @@ def train_supervised(
     tokenizer: str,
     lowercase: bool,
     composer_anchor: Mapping[str, torch.Tensor] | None = None,
+    device: torch.device | str = "cpu",
 ) -> dict[str, Any]:
     """Train on the ``train`` part of ``frame``, select the epoch by ``dev`` Pearson, report
     its ``test`` Pearson (×100); ``settings``: epochs, batch_size, lr, hidden, dropout,
-    word_dropout, scramble, reg_initial, reg_composer, seed."""
+    word_dropout, scramble, reg_initial, reg_composer, seed. On ``device`` (the data and
+    the noise's draws stay on the CPU)."""
     start = time.perf_counter()
     torch.manual_seed(settings["seed"])
     spec = TASKS[task]
     index = {w: i for i, w in enumerate(words)}
     data = encode(frame, index, tokenizer, lowercase)
-    model = SupervisedModel(matrix, composer, settings["hidden"], spec["classes"])
+    model = SupervisedModel(matrix, composer, settings["hidden"], spec["classes"]).to(device)
     initial = model.weight.detach().clone()
-    anchor = {k: v.detach().clone() for k, v in (composer_anchor or {}).items()}
+    anchor = {k: v.detach().clone().to(device) for k, v in (composer_anchor or {}).items()}
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
     parts = {p: np.flatnonzero(data.part == p) for p in ("train", "dev", "test")}
-    target = torch.as_tensor(sparse_target(data.gold + spec["shift"], spec["classes"]) + 1e-6)
-    ranks = torch.arange(1, spec["classes"] + 1, dtype=torch.float32)
+    target = torch.as_tensor(
+        sparse_target(data.gold + spec["shift"], spec["classes"]) + 1e-6, device=device
+    )
+    ranks = torch.arange(1, spec["classes"] + 1, dtype=torch.float32, device=device)
     rng = np.random.default_rng(settings["seed"])
     noise = {
         "generator": torch.Generator().manual_seed(settings["seed"]),
@@ -185,7 +191,7 @@ def train_supervised(
             for s in range(0, len(rows), 500):
                 batch = rows[s : s + 500]
                 log_p = model([data.left[i] for i in batch], [data.right[i] for i in batch])
-                out.append((log_p.exp() @ ranks).numpy())
+                out.append((log_p.exp() @ ranks).cpu().numpy())
         model.train()
         return np.concatenate(out) if out else np.zeros(0)
 
@@ -200,7 +206,7 @@ def train_supervised(
                 left = [rng.permutation(x) if f else x for x, f in zip(left, flips)]
                 right = [rng.permutation(x) if f else x for x, f in zip(right, flips)]
             log_p = model(left, right, noise)
-            p = target[torch.as_tensor(batch)]
+            p = target[torch.as_tensor(batch, device=device)]
             loss = (p * (p.log() - log_p)).sum(1).mean()
             if settings.get("reg_initial"):
                 loss = loss + 0.5 * settings["reg_initial"] * (model.weight - initial).pow(2).sum()
@@ -239,6 +245,7 @@ def run_supervised(
     lowercase: bool,
     init: Path | None = None,
     universal: Sequence[str] = (),
+    device: torch.device | str = "cpu",
 ) -> dict[str, Any]:
     """One supervised grid point: the composer ``model`` over the initial vectors ``init``, or
     ("universal") over the word vectors and composer of the point of a transfer run that
@@ -270,7 +277,7 @@ def run_supervised(
         composer = make_composer(model, settings["dim"], generator, settings)
         words, matrix = artefacts.read_embeddings(init)
     result = train_supervised(frame, task, words, matrix, composer, settings, tokenizer,
-                              lowercase, anchor)  # fmt: skip
+                              lowercase, anchor, device)  # fmt: skip
     return {**result, "missing_subsets": missing, "source": source}
 
 
