@@ -32,6 +32,7 @@ import torch
 from torch import nn
 
 from paracomp.eval.metrics import pearson
+from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
 
 log = logging.getLogger(__name__)
@@ -65,14 +66,8 @@ def sick_splits(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def sparse_target(scores: np.ndarray, classes: int) -> np.ndarray:
-    """Tai et al.'s p for ``scores`` in [1, K]."""
-    scores = np.clip(np.asarray(scores, dtype=np.float64), 1.0, float(classes))
-    floor = np.floor(scores)
-    out = np.zeros((len(scores), classes + 1))
-    rows = np.arange(len(scores))
-    out[rows, floor.astype(int) - 1] = floor - scores + 1
-    out[rows, floor.astype(int)] = scores - floor
-    return out[:, :classes].astype(np.float32)
+    """Tai et al.'s p for ``scores`` clipped to [1, K] (SentEval's SICK-R target)."""
+    return tai_distribution(np.clip(np.asarray(scores, dtype=np.float64), 1.0, classes), classes)
 
 
 class SimilarityHead(nn.Module):
