@@ -1,9 +1,14 @@
-"""Shared fixtures: the data mirror (../shared/data or $PARACOMP_MIRROR)."""
+"""Shared fixtures: the data mirror (../shared/data or $PARACOMP_MIRROR), registry packages,
+Snakemake dry runs."""
 
 from __future__ import annotations
 
 import os
 import random
+import re
+import subprocess
+import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pyarrow as pa
@@ -118,3 +123,26 @@ def distinct_pairs():
         return pa.table({"id": [str(i) for i in range(n)], "s1": s1, "s2": s2})
 
     return build
+
+
+@pytest.fixture(scope="session")
+def dry_run() -> Callable[..., tuple[str, dict[str, str]]]:
+    """``dry_run(workdir, *targets, published=False, mirror=None)``: ``snakemake -n -p`` of the
+    targets on config.yaml (and config/published.yaml), with the mirror or none; returns the
+    printed plan and the job counts by rule."""
+
+    def run(
+        workdir: Path, *targets: str, published: bool = False, mirror: Path | None = None
+    ) -> tuple[str, dict[str, str]]:
+        env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
+        if mirror is not None:
+            env["PARACOMP_MIRROR"] = str(mirror)
+        configs = [REPO / "config.yaml", *([REPO / "config/published.yaml"] if published else [])]
+        cmd = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "2", *targets]
+        cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
+        cmd += ["--configfile", *map(str, configs)]
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+        return proc.stdout, dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.MULTILINE))
+
+    return run

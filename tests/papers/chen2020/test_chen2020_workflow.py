@@ -3,33 +3,9 @@ mirror) and of the paper config (ParaNMT, SNLI and GloVe 840B upstream, full gri
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
-TABLES = [f"results/chen2020/table{n}.csv" for n in range(1, 9)]
-
-
-def _dry_run(
-    workdir: Path, *targets: str, published: bool = False, mirror: Path | None = None
-) -> tuple[str, dict[str, str]]:
-    env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
-    if mirror is not None:
-        env["PARACOMP_MIRROR"] = str(mirror)
-    configs = [REPO / "config.yaml", *([REPO / "config/published.yaml"] if published else [])]
-    cmd = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "2", *targets]
-    cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
-    cmd += ["--configfile", *map(str, configs)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    return proc.stdout, dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.MULTILINE))
-
-
-def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror):
-    out, jobs = _dry_run(tmp_path, "chen2020", mirror=mirror)
+def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror, dry_run):
+    out, jobs = dry_run(tmp_path, "chen2020", mirror=mirror)
     # 5 runs: WLO 3 lambdas, 3 baselines x 2 L2 values, wlo_noprior 1 point
     assert jobs["tune_point"] == "10" and jobs["train_model"] == "5"
     assert jobs["chen2020_scores"] == "12" and jobs["chen2020_score_table"] == "6"
@@ -41,14 +17,14 @@ def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror):
     assert "--point '{\"prior_weight\": 0.001}'" in out
 
 
-def test_table2_without_the_mirror_says_why(tmp_path):
-    out, jobs = _dry_run(tmp_path, "results/chen2020/table2.csv")
+def test_table2_without_the_mirror_says_why(tmp_path, dry_run):
+    out, jobs = dry_run(tmp_path, "results/chen2020/table2.csv")
     assert "fetch_mirror" not in out
     assert "dataset specificity-ko2019" in out and "dataset specificity-news-speciteller" in out
 
 
-def test_paper_config(tmp_path):
-    out, jobs = _dry_run(tmp_path, "chen2020", published=True)
+def test_paper_config(tmp_path, dry_run):
+    out, jobs = dry_run(tmp_path, "chen2020", published=True)
     assert jobs["tune_point"] == "15" and jobs["train_model"] == "5"
     for dataset in ("paranmt-5m", "snli", "specificity-ko2019"):
         assert f"resources/upstream/{dataset}" in out

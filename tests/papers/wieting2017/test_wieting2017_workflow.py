@@ -4,32 +4,9 @@ paper config (SimpWiki, PPDB XL and PARAGRAM-SL999 upstream, the paper's grids, 
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
-import sys
-from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[3]
-
-
-def _dry_run(
-    workdir: Path, *targets: str, published: bool = False, mirror: Path | None = None
-) -> tuple[str, dict[str, str]]:
-    env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
-    if mirror is not None:
-        env["PARACOMP_MIRROR"] = str(mirror)
-    configs = [REPO / "config.yaml", *([REPO / "config/published.yaml"] if published else [])]
-    cmd = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "2", *targets]
-    cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
-    cmd += ["--configfile", *map(str, configs)]
-    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
-    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
-    return proc.stdout, dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.MULTILINE))
-
-
-def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirror):
-    out, jobs = _dry_run(tmp_path, "results/wieting2017/table2.csv", mirror=mirror)
+def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirror, dry_run):
+    out, jobs = dry_run(tmp_path, "results/wieting2017/table2.csv", mirror=mirror)
     # 12 runs of 2 points each; the Bible pairs, GloVe 50d rows, the 7 parsed sets
     assert jobs["w2017_point"] == "24" and jobs["w2017_table"] == "1"
     assert jobs["english_bible_pairs"] == "1" and jobs["w2017_init"] == "1"
@@ -38,10 +15,10 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert '"composer": "lstm"' in out and '"composer": "bilstmavg"' in out
     assert '--point \'{"word_dropout": 0.2, "scramble": 0.5}\'' in out
     assert "sts2016=resources/sets/sts2016.parquet" in out and "--device cpu" in out
-    out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", mirror=mirror)
+    out, jobs = dry_run(tmp_path, "results/wieting2017/table1.csv", mirror=mirror)
     assert jobs["w2017_point"] == "12" and jobs["w2017_ppdb"] == "1"
     assert "resources/mirror/ppdb-phrase-train-60k" in out
-    out, jobs = _dry_run(tmp_path, "wieting2017", mirror=mirror)
+    out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror)
     assert jobs["w2017_table"] == "5" and jobs["w2017_point"] == str(2 * 22)
     # 16 supervised runs of one point, each on STS and SICK; universal ones read the points
     # of their transfer run
@@ -50,8 +27,8 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert "--task sts --model gran5" in out and "split_seed" in out
 
 
-def test_paper_config_shows_the_full_grid_on_gpus(tmp_path):
-    out, jobs = _dry_run(tmp_path, "results/wieting2017/table2.csv", published=True)
+def test_paper_config_shows_the_full_grid_on_gpus(tmp_path, dry_run):
+    out, jobs = dry_run(tmp_path, "results/wieting2017/table2.csv", published=True)
     # none 18 x 3 runs, L2 24, dropout/word dropout/scrambling 18 each x (2 + 3 LSTM),
     # dropout+scrambling 108 x 2, BiLSTMAVG 216
     expected = 3 * 18 + 24 + 2 * 18 + 3 * 18 + 2 * 108 + 216
@@ -60,15 +37,15 @@ def test_paper_config_shows_the_full_grid_on_gpus(tmp_path):
     assert "resources/embeddings/paragram-sl999.parquet" in out
     assert '"dim": 300' in out and '"epochs": 10' in out and "--device cuda" in out
     assert "gpu=1" in out
-    out, jobs = _dry_run(tmp_path, "results/wieting2017/table1.csv", published=True)
+    out, jobs = dry_run(tmp_path, "results/wieting2017/table1.csv", published=True)
     assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
-    out, jobs = _dry_run(tmp_path, "results/wieting2017/table6.csv", published=True)
+    out, jobs = dry_run(tmp_path, "results/wieting2017/table6.csv", published=True)
     supervised = [line for line in out.splitlines() if "wieting2017 supervised --task" in line]
     assert supervised and all("--device cuda" in line for line in supervised)
 
 
-def test_gate_tables_in_the_dag(tmp_path, mirror):
-    out, jobs = _dry_run(
+def test_gate_tables_in_the_dag(tmp_path, mirror, dry_run):
+    out, jobs = dry_run(
         tmp_path, *(f"results/wieting2017/table{n}.csv" for n in (9, 10, 11)), mirror=mirror
     )
     # the spaCy pipeline and the two Bible modules fetched, one parse, Table 3's GRAN run's
@@ -80,7 +57,7 @@ def test_gate_tables_in_the_dag(tmp_path, mirror):
         "--selection oracle" in out and "gran_dropout_scrambling=results/wieting2017/points/" in out
     )
     assert '"sentences": 2000, "max_tokens": 15' in out
-    out, jobs = _dry_run(tmp_path, "wieting2017", mirror=mirror)
+    out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror)
     assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == str(2 * 22)
-    out, jobs = _dry_run(tmp_path, "results/wieting2017/table9.csv", published=True)
+    out, jobs = dry_run(tmp_path, "results/wieting2017/table9.csv", published=True)
     assert '"sentences": 10000' in out and jobs["w2017_gates"] == "1"
