@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -50,12 +51,32 @@ def _sts_rows(path: Path, encoder, splits, tokenizer, lowercase, oov):
     return preds, pd.concat([metrics, pd.DataFrame(absent, columns=STS_COLUMNS)], ignore_index=True)
 
 
-def set_rows(
-    path: Path, encoder, splits: dict[str, str], tokenizer: str, lowercase: bool, oov: str
+def score_sets(
+    sets: Sequence[Path],
+    encoder,
+    splits: Mapping[str, str],
+    unavailable: Mapping[str, str],
+    tokenizer: str,
+    lowercase: bool,
+    oov: str,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-pair predictions and per-subset metrics of ``encoder`` on one parsed set (the
-    configured split), with a row for each subset of the full release absent from it."""
-    return _sts_rows(path, encoder, splits, tokenizer, lowercase, oov)
+    """Per-subset metrics (``STS_COLUMNS``) and per-pair predictions of ``encoder`` on the
+    parsed ``sets`` (each on its configured split), with a row for each subset of a full
+    release absent from its set and for each ``unavailable`` set (with its reason)."""
+    preds, metrics = [], []
+    for path in sets:
+        p, m = _sts_rows(Path(path), encoder, splits, tokenizer, lowercase, oov)
+        preds.append(p)
+        metrics.append(m)
+    absent = pd.DataFrame(
+        [
+            {"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
+            for s, r in unavailable.items()
+        ],
+        columns=STS_COLUMNS,
+    )
+    scores = pd.concat([*metrics, absent], ignore_index=True)[STS_COLUMNS]
+    return scores, pd.concat(preds, ignore_index=True) if preds else pd.DataFrame()
 
 
 def evaluate_model(
@@ -75,20 +96,7 @@ def evaluate_model(
     encoder = AveragedEmbeddings(words, matrix, oov)
     log.info("loaded %s: %d x %d in %.1fs", embeddings, *matrix.shape, time.perf_counter() - start)
 
-    all_preds, all_metrics = [], []
-    for path in sts_sets:
-        preds, metrics = _sts_rows(path, encoder, splits, tokenizer, lowercase, oov)
-        all_preds.append(preds)
-        all_metrics.append(metrics)
-    unavailable_rows = pd.DataFrame(
-        [
-            {"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
-            for s, r in unavailable.items()
-        ],
-        columns=STS_COLUMNS,
-    )
-    sts = pd.concat([*all_metrics, unavailable_rows], ignore_index=True)[STS_COLUMNS]
-    pairs = pd.concat(all_preds, ignore_index=True) if all_preds else pd.DataFrame()
+    sts, pairs = score_sets(sts_sets, encoder, splits, unavailable, tokenizer, lowercase, oov)
 
     ws_rows = []
     for path in wordsim_sets:

@@ -51,25 +51,12 @@ def score_point(
     """Per-subset metrics (``STS_COLUMNS``) and per-pair predictions of the run in
     ``run_dir`` on ``sets`` (name -> parsed set artefact); ``unavailable`` sets get a row
     with their reason."""
-    from paracomp.eval.run import STS_COLUMNS, set_rows
+    from paracomp.eval.run import score_sets
     from paracomp.eval.trained import load_run
 
     _, encoder = load_run(run_dir)
-    preds, metrics = [], []
-    for path in sets.values():
-        p, m = set_rows(Path(path), encoder, dict(splits), tokenizer, lowercase, "skip")
-        preds.append(p)
-        metrics.append(m)
-    absent = pd.DataFrame(
-        [
-            {"dataset": s, "subset": "*", "n": 0, "n_oov": 0, "n_dropped": 0, "note": r}
-            for s, r in unavailable.items()
-        ],
-        columns=STS_COLUMNS,
-    )
-    scores = pd.concat([*metrics, absent], ignore_index=True)[STS_COLUMNS]
-    pairs = pd.concat(preds, ignore_index=True) if preds else pd.DataFrame()
-    return scores, pairs
+    return score_sets(list(sets.values()), encoder, splits, unavailable, tokenizer, lowercase,
+                      "skip")  # fmt: skip
 
 
 @dataclass
