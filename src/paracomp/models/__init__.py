@@ -11,6 +11,14 @@ LEARNED_COMPOSERS = frozenset(
 """Composers with parameters of their own: a fact the workflow needs when it builds the DAG,
 without importing torch (tests check it against the registry)."""
 
+STATIC_COMPOSERS = frozenset(
+    {"sum", "mean", "product", "max", "max_pad", "sum_proj"}  # models.algebraic
+    | {"rnn", "gru", "bigru", "cnn3", "cnn3579"}  # models.recurrent, models.convolutional
+)
+"""Composers whose forward over a :class:`~paracomp.models.base.StaticLayout` batch has shapes
+fixed by the layout and reads nothing back on the host: a step over them can be captured in a
+CUDA graph (tests trace each with ``torch.compile(fullgraph=True)``)."""
+
 PROBABILISTIC_COMPOSERS = frozenset({"wlo", "lstm_gaussian"})
 """Composers whose output rows are diagonal Gaussians ``[μ | log σ²]`` (models.gaussian)."""
 

@@ -79,7 +79,7 @@ class MaxComposer(Composer):
             return top.masked_fill((lengths == 0).unsqueeze(1), 0.0)
         return torch.where((lengths < self.pad_to).unsqueeze(1), top.clamp_min(0.0), top)
 
-    def words(self, rows: torch.Tensor) -> torch.Tensor:
+    def words(self, rows: torch.Tensor, static: bool = False) -> torch.Tensor:
         """A word is its own maximum, negative entries included, with or without ``pad_to``:
         in the authors' code a target is padded to ``y_max_length = 1`` position (itself), so
         the maximum over a lemma is the lemma's vector."""

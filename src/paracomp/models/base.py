@@ -1,11 +1,12 @@
-"""What every composer shares: the :class:`SegmentBatch` it composes, the :class:`Composer`
-base class and the :class:`ComposerFactory` signature of the registry in
-:mod:`paracomp.models.algebraic`."""
+"""What every composer shares: the :class:`SegmentBatch` it composes, the
+:class:`StaticLayout` that gives a batch shapes fixed by its size, the :class:`Composer` base
+class and the :class:`ComposerFactory` signature of the registry in
+:mod:`paracomp.models.registry`."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import torch
@@ -20,6 +21,11 @@ class SegmentBatch:
     rows: torch.Tensor
     ids: torch.Tensor
     offsets: torch.Tensor
+    grid: torch.Tensor | None = field(default=None, kw_only=True)
+    """(n, width): position ``j`` of segment ``i`` is ``ids[grid[i, j]]`` where ``mask[i, j]``
+    (a :class:`StaticLayout` batch; composers that step over positions use it instead of the
+    packed layout, whose shapes depend on the lengths)."""
+    mask: torch.Tensor | None = field(default=None, kw_only=True)
 
     def __len__(self) -> int:
         return self.offsets.numel()
@@ -70,6 +76,47 @@ class SegmentBatch:
         return where, batch_sizes, places
 
 
+@dataclass(frozen=True)
+class StaticLayout:
+    """``n`` segments given as a padded grid (``n × width`` token ids, segment ``i``'s
+    ``lengths[i]`` tokens first) laid out as a :class:`SegmentBatch` of ``n + 1`` segments whose
+    shapes depend on ``n`` and ``width`` only, built without reading anything back on the host:
+    the real tokens in segment order, then the ``n·width − Σ lengths`` pads as one last segment,
+    which composers compose like any other and whose vector is dropped (:meth:`batch`). So a
+    step over it can be captured in a CUDA graph and replayed for any lengths; each real
+    segment composes as it does in a batch of its own tokens (composers never mix segments).
+
+    ``order`` gives the grid's flat positions in that layout, ``offsets`` (``n + 1``) where each
+    segment starts, ``grid`` and ``mask`` (``(n + 1) × width``) where each position of each
+    segment is (the pad segment: nowhere)."""
+
+    order: torch.Tensor
+    offsets: torch.Tensor
+    grid: torch.Tensor
+    mask: torch.Tensor
+
+    @classmethod
+    def build(cls, lengths: torch.Tensor, width: int) -> StaticLayout:
+        positions = torch.arange(width, device=lengths.device)
+        mask = positions < lengths.unsqueeze(1)
+        order = torch.sort((~mask).view(-1).to(torch.uint8), stable=True).indices
+        starts = torch.cumsum(lengths, 0) - lengths
+        offsets = torch.cat([starts, lengths.sum().view(1)])
+        mask = torch.cat([mask, mask.new_zeros(1, width)])
+        grid = (offsets.unsqueeze(1) + positions).masked_fill_(~mask, 0)
+        return cls(order, offsets, grid, mask)
+
+    def ids(self, grid_ids: torch.Tensor) -> torch.Tensor:
+        """The token ids of the grid ``grid_ids`` (``n × width``) in the layout's order."""
+        return grid_ids.reshape(-1).index_select(0, self.order)
+
+    def batch(self, rows: torch.Tensor) -> SegmentBatch:
+        """The batch of the tokens' rows ``rows`` (``n·width`` of them, in the layout's
+        order); its composed vectors' last row is the pad segment's."""
+        local = torch.arange(rows.shape[0], device=rows.device)
+        return SegmentBatch(rows, local, self.offsets, grid=self.grid, mask=self.mask)
+
+
 class Composer(nn.Module, ABC):
     """Maps a :class:`SegmentBatch` of ``n`` segments to an ``(n, dim)`` tensor."""
 
@@ -81,11 +128,17 @@ class Composer(nn.Module, ABC):
     @abstractmethod
     def forward(self, batch: SegmentBatch) -> torch.Tensor: ...
 
-    def words(self, rows: torch.Tensor) -> torch.Tensor:
+    def words(self, rows: torch.Tensor, static: bool = False) -> torch.Tensor:
         """Each of ``rows`` composed as a one-token segment, ``(n, dim)``: target words, which
-        are never padded (CompVec's lemmas)."""
+        are never padded (CompVec's lemmas); ``static`` lays them out as a one-position grid
+        (:attr:`SegmentBatch.grid`)."""
         singles = torch.arange(rows.shape[0], device=rows.device)
-        return self(SegmentBatch(rows, singles, singles))
+        if not static:
+            return self(SegmentBatch(rows, singles, singles))
+        mask = torch.ones(rows.shape[0], 1, dtype=torch.bool, device=rows.device)
+        offsets = torch.arange(rows.shape[0], device=rows.device)  # not ``singles``: Dynamo
+        # traces no autograd.Function given one tensor twice
+        return self(SegmentBatch(rows, singles, offsets, grid=singles.view(-1, 1), mask=mask))
 
 
 class ComposerFactory(Protocol):

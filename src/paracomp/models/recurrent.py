@@ -5,9 +5,13 @@ Each segment is stepped over its own tokens only (the packed layout of
 :meth:`SegmentBatch.packed`), which gives the state of the authors' masked steps that carry
 ``h`` over pads. On CUDA ``nn.RNN``/``nn.GRU`` run the packed batch (cuDNN); on CPU the same
 cells are unrolled here, 1.5–2.5× faster than ``nn.GRU``'s packed CPU path forward and
-backward. Initialisation follows the authors' code: input weights ``N(0, 0.01²)``, each gate's
-recurrent weights orthogonal with gain 0.01, biases zero. Through that gain the RNN's gradients
-shrink about 100× a step, into denormal floats after some 20 tokens, which slow a CPU backward
+backward. A :class:`~paracomp.models.base.StaticLayout` batch is stepped over its grid instead,
+every position of every segment, the state carried unchanged over pads: the same states, in
+shapes that do not depend on the lengths (a CUDA graph's).
+
+Initialisation follows the authors' code: input weights ``N(0, 0.01²)``, each gate's recurrent
+weights orthogonal with gain 0.01, biases zero. Through that gain the RNN's gradients shrink
+about 100× a step, into denormal floats after some 20 tokens, which slow a CPU backward
 several-fold unless ``torch.set_flush_denormal(True)``.
 """
 
@@ -65,9 +69,25 @@ def _unrolled(rnn: nn.RNN | nn.GRU, data: torch.Tensor, batch_sizes: torch.Tenso
     return torch.cat(ended[::-1])
 
 
+def _masked(rnn: nn.RNN | nn.GRU, batch: SegmentBatch, reverse: bool) -> torch.Tensor:
+    """The final states over ``batch.grid``: a step at every position, kept where it is a
+    token (``batch.mask``); pads come last, so in ``reverse`` the state stays zero until a
+    segment's last token."""
+    assert batch.grid is not None and batch.mask is not None
+    step = _gru_step if isinstance(rnn, nn.GRU) else _rnn_step
+    inputs = F.linear(batch.tokens()[batch.grid], rnn.weight_ih_l0, rnn.bias_ih_l0)
+    h = inputs.new_zeros(len(batch), rnn.hidden_size)
+    width = batch.grid.shape[1]
+    for t in reversed(range(width)) if reverse else range(width):
+        h = torch.where(batch.mask[:, t : t + 1], step(rnn, inputs[:, t], h), h)
+    return h
+
+
 def _final_states(rnn: nn.RNN | nn.GRU, batch: SegmentBatch, reverse: bool = False) -> torch.Tensor:
     """``rnn``'s state after each segment's last token (first, with ``reverse``), zero for
     empty segments."""
+    if batch.grid is not None:
+        return _masked(rnn, batch, reverse)
     data, batch_sizes, places = batch.packed(reverse)
     if not batch_sizes.numel():
         return data.new_zeros(len(batch), rnn.hidden_size)

@@ -32,7 +32,7 @@ from torch import nn
 from paracomp import artefacts
 from paracomp.errors import DataError
 from paracomp.losses.scores import SCORES
-from paracomp.models.base import Composer, SegmentBatch
+from paracomp.models.base import Composer, SegmentBatch, StaticLayout
 from paracomp.models.registry import COMPOSERS
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
@@ -130,12 +130,17 @@ class DefinitionModel(nn.Module):
         lemmas: torch.Tensor,
         dropout: float,
         generator: torch.Generator | None = None,
+        layout: StaticLayout | None = None,
     ) -> tuple[torch.Tensor, torch.Tensor]:
         """A training step's composed definitions and lemma vectors, from one gather of the
-        word matrix (one dense gradient buffer instead of two)."""
+        word matrix (one dense gradient buffer instead of two). With ``layout``, ``ids`` are
+        its tokens in its order (``offsets`` unused) and shapes stay fixed: the static step
+        (:mod:`paracomp.train.static_targets`)."""
         rows = self.weight.index_select(0, torch.cat([ids, lemmas]))
         words, targets = rows.split([ids.numel(), lemmas.numel()])
-        return self._compose(words, offsets, dropout, generator), self.composer.words(targets)
+        static = layout is not None
+        composed = self._compose(words, offsets, dropout, generator, layout)
+        return composed, self.composer.words(targets, static=static)
 
     def _compose(
         self,
@@ -143,10 +148,13 @@ class DefinitionModel(nn.Module):
         offsets: torch.Tensor,
         dropout: float = 0.0,
         generator: torch.Generator | None = None,
+        layout: StaticLayout | None = None,
     ) -> torch.Tensor:
         if dropout:
             keep = torch.rand(rows.shape, generator=generator, device=rows.device) >= dropout
             rows = rows * keep / (1.0 - dropout)
+        if layout is not None:
+            return self.composer(layout.batch(rows))[:-1]
         local = torch.arange(rows.shape[0], device=rows.device)
         return self.composer(SegmentBatch(rows, local, offsets))
 
@@ -167,10 +175,15 @@ def build_model(config: TrainConfig, matrix: np.ndarray) -> DefinitionModel:
     return DefinitionModel(composer, torch.tensor(np.asarray(matrix, dtype=np.float32)))
 
 
-def _adam(model: DefinitionModel, config: TrainConfig) -> torch.optim.Adam:
+def _adam(
+    model: DefinitionModel, config: TrainConfig, capturable: bool = False
+) -> torch.optim.Adam:
     """Dense Adam (TensorFlow's, as the authors'), fused where this torch build has it: on a
-    CPU about 5x faster over a whole vocabulary, most of whose second moments are zero."""
+    CPU about 5x faster over a whole vocabulary, most of whose second moments are zero.
+    ``capturable``: safe to capture in a CUDA graph (CUDA only)."""
     options = {"lr": config.lr, "betas": (0.9, config.beta2), "eps": config.eps}
+    if capturable:
+        options["capturable"] = True
     try:
         return torch.optim.Adam(model.parameters(), fused=True, **options)
     except RuntimeError:  # no fused kernel for this device in this build
@@ -270,6 +283,18 @@ class TargetTask(loop.Task):
         return self.vocabulary, matrix, f"word matrix after {steps} steps (row i = token id i)"
 
 
+def target_task(
+    config: TrainConfig, pairs: pa.Table, vocabulary: list[str], matrix: np.ndarray
+) -> TargetTask:
+    """The task of a run (see :func:`train_targets`)."""
+    if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
+        from paracomp.train.static_targets import StaticTargetTask, supports
+
+        if supports(config):
+            return StaticTargetTask(config, pairs, vocabulary, matrix, graphed=True)
+    return TargetTask(config, pairs, vocabulary, matrix)
+
+
 def train_targets(
     config: TrainConfig,
     pairs: pa.Table,
@@ -278,8 +303,10 @@ def train_targets(
     out_dir: Path,
     inputs: Mapping[str, str] | None = None,
 ) -> tuple[DefinitionModel, dict[str, Any]]:
-    """Train (or resume) a run in ``out_dir``; the model and the run's record."""
-    task = TargetTask(config, pairs, vocabulary, matrix)
+    """Train (or resume) a run in ``out_dir``; the model and the run's record. On CUDA with
+    ``cuda_graph``, where the composer has one, the static step replayed from CUDA graphs
+    (:class:`~paracomp.train.static_targets.StaticTargetTask`)."""
+    task = target_task(config, pairs, vocabulary, matrix)
     curve = loop.run(task, Path(out_dir), progress=False, inputs=inputs)
     return task.model, loop.record(config, curve, len(task.data))
 
