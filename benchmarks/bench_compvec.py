@@ -2,12 +2,18 @@
 
     python benchmarks/bench_compvec.py                       # dim 50, all composers, CPU (+CUDA)
     python benchmarks/bench_compvec.py --dim 300 --composers sum gru cnn3579 --threads 2
+    python benchmarks/bench_compvec.py --kinds eager static graphed   # the static step too
 
 Trains on the released CompVec split (``compvec-wordnet`` of the mirror at $PARACOMP_MIRROR
 or ../shared/data: 49,807 definitions, 48,944-word vocabulary) from random initial rows of
 width ``--dim``, embeddings tuned from the first step (the slowest variant: every step updates
 the whole matrix with Adam), batch 512, for ``--steps`` steps after ``--warmup`` untimed ones,
 as the training loop logs them.
+
+Steps (``--kinds``): ``eager`` is :class:`~paracomp.train.targets.TargetTask`'s, ``static``
+:mod:`paracomp.train.static_targets`'s run eagerly (any device), ``graphed`` that one replayed
+from CUDA graphs (CUDA only; the warm-up covers the eager first step and the capture). Composers
+without a static step (:data:`~paracomp.models.STATIC_COMPOSERS`) get the eager row only.
 """
 
 from __future__ import annotations
@@ -18,14 +24,16 @@ import tempfile
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import torch
 
 from paracomp.data.catalog import mirror_dir
+from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.registry import COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
+from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.targets import train_targets
+from paracomp.train.static_targets import StaticTargetTask
+from paracomp.train.targets import TargetTask
 
 REPO = Path(__file__).resolve().parents[1]
 LOG_EVERY = 10
@@ -38,6 +46,13 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=60, help="timed steps (multiple of 10)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed steps (multiple of 10)")
     parser.add_argument("--composers", nargs="+", default=sorted(COMPOSERS))
+    parser.add_argument(
+        "--kinds",
+        nargs="+",
+        choices=["eager", "static", "graphed"],
+        default=["eager", "graphed"],
+        help="steps to time (graphed: CUDA only)",
+    )
     args = parser.parse_args()
 
     folder = (mirror_dir(None) or REPO.parent / "shared" / "data") / "compvec-wordnet"
@@ -48,35 +63,44 @@ def main() -> None:
     matrix = np.random.default_rng(0).uniform(-1, 1, (len(vocabulary), args.dim))
     devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(f"{train.num_rows} definitions, {len(vocabulary)} words, dim {args.dim}")
-    print(f"\n{'composer':10} {'device':7} {'threads':>7} {'defs/s':>10} {'ms/step':>8}")
+    print(f"\n{'composer':10} {'device':7} {'step':8} {'threads':>7} {'defs/s':>10} {'ms/step':>8}")
     for name in args.composers:
         for device in devices:
-            config = TrainConfig(
-                objective="targets",
-                optimizer="adam",
-                lr=1e-3,
-                batch_size=512,
-                dropout=0.25,
-                composer=name,
-                margin=0.25,
-                steps=args.warmup + args.steps,
-                log_every=LOG_EVERY,
-                checkpoint_every=10**9,
-                device=device,
-                threads=args.threads,
-            )
-            with tempfile.TemporaryDirectory() as out:
-                train_targets(config, train, vocabulary, matrix, Path(out))
-                curve = pd.read_parquet(Path(out) / "curve.parquet")
-            timed = curve[curve["step"] > args.warmup]
-            seconds = float(timed["seconds"].sum())
-            steps = LOG_EVERY * len(timed)
-            print(
-                f"{name:10} {device:7} {args.threads:>7} "
-                f"{steps * config.batch_size / seconds:>10,.0f} {1000 * seconds / steps:>8.1f}",
-                flush=True,
-            )
-
+            for kind in args.kinds:
+                if (kind != "eager" and name not in STATIC_COMPOSERS) or (
+                    kind == "graphed" and device == "cpu"
+                ):
+                    continue
+                config = TrainConfig(
+                    objective="targets",
+                    optimizer="adam",
+                    lr=1e-3,
+                    batch_size=512,
+                    dropout=0.25,
+                    composer=name,
+                    margin=0.25,
+                    steps=args.warmup + args.steps,
+                    log_every=LOG_EVERY,
+                    checkpoint_every=10**9,
+                    device=device,
+                    threads=args.threads,
+                )
+                if kind == "eager":
+                    task = TargetTask(config, train, vocabulary, matrix)
+                else:
+                    graphed = kind == "graphed"
+                    task = StaticTargetTask(config, train, vocabulary, matrix, graphed=graphed)
+                with tempfile.TemporaryDirectory() as out:
+                    curve = loop.run(task, Path(out), progress=False)
+                timed = curve[curve["step"] > args.warmup]
+                seconds = float(timed["seconds"].sum())
+                steps = LOG_EVERY * len(timed)
+                print(
+                    f"{name:10} {device:7} {kind:8} {args.threads:>7} "
+                    f"{steps * config.batch_size / seconds:>10,.0f} "
+                    f"{1000 * seconds / steps:>8.2f}",
+                    flush=True,
+                )
 
 if __name__ == "__main__":
     main()

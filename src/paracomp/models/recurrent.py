@@ -5,9 +5,9 @@ Each segment is stepped over its own tokens only (the packed layout of
 :meth:`SegmentBatch.packed`), which gives the state of the authors' masked steps that carry
 ``h`` over pads. On CUDA ``nn.RNN``/``nn.GRU`` run the packed batch (cuDNN); on CPU the same
 cells are unrolled here, 1.5–2.5× faster than ``nn.GRU``'s packed CPU path forward and
-backward. A :class:`~paracomp.models.base.StaticLayout` batch is stepped over its grid instead,
-every position of every segment, the state carried unchanged over pads: the same states, in
-shapes that do not depend on the lengths (a CUDA graph's).
+backward. A :class:`~paracomp.models.base.StaticLayout` batch runs ``nn.RNN``/``nn.GRU`` over its
+whole grid instead (cuDNN on CUDA), each segment's state read at its last token: the same
+states, in shapes that do not depend on the lengths (a CUDA graph's).
 
 Initialisation follows the authors' code: input weights ``N(0, 0.01²)``, each gate's recurrent
 weights orthogonal with gain 0.01, biases zero. Through that gain the RNN's gradients shrink
@@ -69,25 +69,29 @@ def _unrolled(rnn: nn.RNN | nn.GRU, data: torch.Tensor, batch_sizes: torch.Tenso
     return torch.cat(ended[::-1])
 
 
-def _masked(rnn: nn.RNN | nn.GRU, batch: SegmentBatch, reverse: bool) -> torch.Tensor:
-    """The final states over ``batch.grid``: a step at every position, kept where it is a
-    token (``batch.mask``); pads come last, so in ``reverse`` the state stays zero until a
-    segment's last token."""
+def _gridded(rnn: nn.RNN | nn.GRU, batch: SegmentBatch, reverse: bool) -> torch.Tensor:
+    """The final states over ``batch.grid``: ``rnn`` run over every position (one cuDNN call on
+    CUDA), each segment's state read at its last token; pads come after the tokens, so they
+    never enter a state read. ``reverse`` runs over each segment's tokens in reverse order
+    (reversed within its length, pads still last)."""
     assert batch.grid is not None and batch.mask is not None
-    step = _gru_step if isinstance(rnn, nn.GRU) else _rnn_step
-    inputs = F.linear(batch.tokens()[batch.grid], rnn.weight_ih_l0, rnn.bias_ih_l0)
-    h = inputs.new_zeros(len(batch), rnn.hidden_size)
-    width = batch.grid.shape[1]
-    for t in reversed(range(width)) if reverse else range(width):
-        h = torch.where(batch.mask[:, t : t + 1], step(rnn, inputs[:, t], h), h)
-    return h
+    lengths = batch.mask.sum(1)
+    grid = batch.grid
+    if reverse:
+        positions = torch.arange(grid.shape[1], device=grid.device)
+        within = (lengths.unsqueeze(1) - 1 - positions).clamp_min(0)
+        grid = grid.gather(1, torch.where(batch.mask, within, positions))
+    states = rnn(batch.tokens()[grid].transpose(0, 1))[0]  # (width, n, hidden)
+    last = (lengths - 1).clamp_min(0)
+    final = states[last, torch.arange(len(batch), device=grid.device)]
+    return final.masked_fill((lengths == 0).unsqueeze(1), 0.0)
 
 
 def _final_states(rnn: nn.RNN | nn.GRU, batch: SegmentBatch, reverse: bool = False) -> torch.Tensor:
     """``rnn``'s state after each segment's last token (first, with ``reverse``), zero for
     empty segments."""
     if batch.grid is not None:
-        return _masked(rnn, batch, reverse)
+        return _gridded(rnn, batch, reverse)
     data, batch_sizes, places = batch.packed(reverse)
     if not batch_sizes.numel():
         return data.new_zeros(len(batch), rnn.hidden_size)
