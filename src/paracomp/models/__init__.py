@@ -14,10 +14,14 @@ without importing torch (tests check it against the registry)."""
 STATIC_COMPOSERS = frozenset(
     {"sum", "mean", "product", "max", "max_pad", "sum_proj"}  # models.algebraic
     | {"rnn", "gru", "bigru", "cnn3", "cnn3579"}  # models.recurrent, models.convolutional
+    | {"wlo", "lstm_avg", "lstm_gaussian"}  # models.gaussian
+    | {"lstm", "lstmavg", "bilstmavg", "bigran", "gran5_mean"}  # models.peephole, untagged
+    | {"gran", "gran2", "gran3", "gran4", "gran5"}
 )
 """Composers whose forward over a :class:`~paracomp.models.base.StaticLayout` batch has shapes
-fixed by the layout and reads nothing back on the host: a step over them can be captured in a
-CUDA graph (tests trace each with ``torch.compile(fullgraph=True)``)."""
+fixed by the layout and reads nothing back on the host (the peephole ones with
+``boundary_tags`` ``none``): a step over them can be captured in a CUDA graph (tests trace each
+with ``torch.compile(fullgraph=True)``). Only ``tree_rnn`` is not."""
 
 PROBABILISTIC_COMPOSERS = frozenset({"wlo", "lstm_gaussian"})
 """Composers whose output rows are diagonal Gaussians ``[μ | log σ²]`` (models.gaussian)."""

@@ -117,6 +117,29 @@ class StaticLayout:
         return SegmentBatch(rows, local, self.offsets, grid=self.grid, mask=self.mask)
 
 
+def padded_tokens(batch: SegmentBatch, width: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``batch``'s token rows followed by zero rows up to ``len(batch)·width`` (``width`` at
+    least its longest segment), and its lengths: the arguments of :class:`Gridded`, whose
+    shapes depend on ``len(batch)`` and ``width`` only."""
+    tokens = batch.tokens()
+    pads = tokens.new_zeros(len(batch) * width - tokens.shape[0], tokens.shape[1])
+    return torch.cat([tokens, pads]), batch.lengths()
+
+
+class Gridded(nn.Module):
+    """``composer`` over :class:`StaticLayout` batches of ``width`` positions:
+    ``forward(*padded_tokens(batch, width))`` is ``composer(batch)``, in shapes fixed by the
+    number of segments and ``width`` (so it can be captured in a CUDA graph, forward and
+    backward)."""
+
+    def __init__(self, composer: Composer, width: int):
+        super().__init__()
+        self.composer, self.width = composer, width
+
+    def forward(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return self.composer(StaticLayout.build(lengths, self.width).batch(tokens))[:-1]
+
+
 class Composer(nn.Module, ABC):
     """Maps a :class:`SegmentBatch` of ``n`` segments to an ``(n, dim)`` tensor."""
 

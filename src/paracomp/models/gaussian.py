@@ -42,7 +42,10 @@ def split(gaussians: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
 def padded(batch: SegmentBatch) -> tuple[torch.Tensor, torch.Tensor]:
     """``(n, L, word_width)`` rows of each segment's tokens in order, zero after its last
     token (``L`` the longest segment), and the ``(n, L)`` mask of real tokens; pads get no
-    gradient."""
+    gradient. A :class:`~paracomp.models.base.StaticLayout` batch gives its own grid (``L`` its
+    width)."""
+    if batch.grid is not None and batch.mask is not None:
+        return batch.tokens()[batch.grid] * batch.mask.unsqueeze(2), batch.mask
     lengths = batch.lengths()
     n, total = len(batch), batch.ids.numel()
     longest = int(lengths.max()) if n else 0
@@ -139,6 +142,8 @@ class LSTMStates(nn.Module):
             _uniform_(weight, 1.0 / math.sqrt(hidden), generator)
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        if batch.grid is not None:
+            return self._gridded(batch)
         grid, mask = padded(batch)
         if not mask.any():
             return grid.new_zeros(0, self.hidden)
@@ -146,6 +151,20 @@ class LSTMStates(nn.Module):
         packed = pack_padded_sequence(grid, lengths, batch_first=True, enforce_sorted=False)
         states = pad_packed_sequence(self.lstm(packed)[0], batch_first=True)[0]
         return states[mask[:, : states.shape[1]]]
+
+
+    def _gridded(self, batch: SegmentBatch) -> torch.Tensor:
+        """The states of a :class:`~paracomp.models.base.StaticLayout` batch: the LSTM over
+        its whole grid, pads after the tokens, so a token's state never saw a pad (the pad
+        segment's tokens, in no position, read the first state)."""
+        assert batch.grid is not None and batch.mask is not None
+        n, width = batch.grid.shape
+        states = self.lstm(batch.tokens()[batch.grid])[0].reshape(n * width, self.hidden)
+        tokens = batch.ids.numel()
+        slot = torch.where(batch.mask, batch.grid, tokens).view(-1)
+        rows = torch.arange(n * width, device=slot.device)
+        where = slot.new_zeros(tokens + 1).scatter_(0, slot, rows)[:tokens]
+        return states.index_select(0, where)
 
 
 def _segment_mean(rows: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:

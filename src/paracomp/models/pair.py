@@ -15,6 +15,7 @@ to the optimiser (:meth:`~paracomp.train.optim.Optimizers.step_rows`) or, throug
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -59,6 +60,9 @@ class PairModel(nn.Module):
     ):
         super().__init__()
         self.composer = composer
+        # composes in the composer's place where set: the same function, e.g. replayed from
+        # CUDA graphs (paracomp.train.cuda_graph.GriddedComposer)
+        self.runner: Callable[[SegmentBatch], torch.Tensor] | None = None
         weight = torch.empty(n_rows, composer.word_width)
         weight.normal_(0.0, init_scale, generator=generator)
         self.weight = nn.Parameter(weight)
@@ -88,7 +92,11 @@ class PairModel(nn.Module):
         """The composed segments and, with ``norm``, the squared norm of the rows of their
         distinct tokens (each row once)."""
         segments = self.lookup(ids, offsets, trees)
-        return self.composer(segments), segments.rows.pow(2).sum() if norm else None
+        return self.composed(segments), segments.rows.pow(2).sum() if norm else None
+
+    def composed(self, batch: SegmentBatch) -> torch.Tensor:
+        """``composer(batch)``, by :attr:`runner` where set."""
+        return self.composer(batch) if self.runner is None else self.runner(batch)
 
     def forward(self, ids: torch.Tensor, offsets: torch.Tensor) -> torch.Tensor:
         return self.compose(ids, offsets)[0]

@@ -110,6 +110,45 @@ class _Packing:
         )
 
 
+class _GridPacking:
+    """:class:`_Packing`'s interface over a :class:`~paracomp.models.base.StaticLayout` batch:
+    every segment runs every position of the grid (``sizes``: ``width`` steps of all ``n``
+    segments, shapes that do not depend on the lengths), the tokens in order (``reverse``:
+    reversed within each segment's length) and the pads after them, so a state read at a token
+    never saw a pad. The pad segment's tokens are in no position; they read packed row 0 (only
+    the pad segment, whose vector is dropped, uses them)."""
+
+    def __init__(self, batch: SegmentBatch, reverse: bool):
+        assert batch.grid is not None and batch.mask is not None
+        grid, mask = batch.grid, batch.mask
+        n, width = grid.shape
+        self.lengths = mask.sum(1)
+        positions = torch.arange(width, device=grid.device)
+        if reverse:
+            within = (self.lengths.unsqueeze(1) - 1 - positions).clamp_min(0)
+            grid = grid.gather(1, torch.where(mask, within, positions))
+        self.sizes = [n] * width
+        by_step = grid.t().reshape(-1)  # packed row t·n + i: position t of segment i
+        self.rows = batch.ids.index_select(0, by_step)
+        tokens = batch.ids.numel()
+        slot = torch.where(mask.t().reshape(-1), by_step, tokens)  # pads: a slot past the end
+        rows = torch.arange(n * width, device=grid.device)
+        self.where = by_step.new_zeros(tokens + 1).scatter_(0, slot, rows)[:tokens]
+        self.last = (self.lengths - 1).clamp_min(0) * n + torch.arange(n, device=grid.device)
+
+    def tokens(self, packed: torch.Tensor) -> torch.Tensor:
+        """Packed rows back in token (``batch.ids``) order."""
+        return packed.index_select(0, self.where)
+
+    def final(self, packed: torch.Tensor, n: int) -> torch.Tensor:
+        """(n, ·): each segment's row at its last step, zero for an empty segment."""
+        return packed.index_select(0, self.last).masked_fill((self.lengths == 0).unsqueeze(1), 0.0)
+
+
+def _packing(batch: SegmentBatch, reverse: bool) -> _Packing | _GridPacking:
+    return _GridPacking(batch, reverse) if batch.grid is not None else _Packing(batch, reverse)
+
+
 class PeepholeLSTM(nn.Module):
     """Lasagne's peephole ``LSTMLayer`` (module docstring) from ``inputs`` to ``hidden`` units.
     ``weight_ih`` (4H, inputs) and ``weight_hh`` (4H, H) stack the ``i, f, c, o`` blocks;
@@ -159,13 +198,13 @@ class PeepholeLSTM(nn.Module):
         batch: SegmentBatch,
         reverse: bool = False,
         extra: tuple[torch.Tensor, torch.Tensor] | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, _Packing]:
+    ) -> tuple[torch.Tensor, torch.Tensor | None, torch.Tensor, _Packing | _GridPacking]:
         """The hidden states of ``batch`` (packed rows), the packed projections of the rows by
         ``extra`` (a weight and a bias projected in the same product as the LSTM's inputs,
         ``None`` without), the packed word rows and the layout. ``reverse`` reads each
         segment last to first. The rows are gathered before the product: the gradient of a
         gather of the (wider) products would be a zero-filled table as wide."""
-        packing = _Packing(batch, reverse)
+        packing = _packing(batch, reverse)
         x = batch.rows.index_select(0, packing.rows)
         weight, bias = self.weight_ih, self.bias
         if extra is not None:
@@ -311,7 +350,9 @@ class GRANComposer(Composer):
         self.gate_bias = nn.Parameter(torch.zeros(width))
         self.tags = BoundaryTags(dim, boundary_tags, generator)
 
-    def averaged(self, batch: SegmentBatch, reverse: bool = False) -> tuple[torch.Tensor, _Packing]:
+    def averaged(
+        self, batch: SegmentBatch, reverse: bool = False
+    ) -> tuple[torch.Tensor, _Packing | _GridPacking]:
         """``a_t`` at every token (packed rows) and the layout."""
         states, projected, x, packing = self.lstm(batch, reverse, (self.gate_x, self.gate_bias))
         assert projected is not None

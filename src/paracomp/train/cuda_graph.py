@@ -1,5 +1,8 @@
-"""A training step replayed from a CUDA graph (CUDA only; the step itself is device-agnostic
-and tested on CPU, see :mod:`paracomp.train.static`).
+"""CUDA graphs of training steps and of composers (the graphed code is device-agnostic and
+tested on CPU, see :mod:`paracomp.train.static`, :mod:`paracomp.train.static_targets` and
+:class:`~paracomp.models.base.Gridded`).
+
+:class:`GraphedStep`: a whole step.
 
 The first full batch runs eagerly on a side stream (it allocates, fills the step's caches and
 sets up cuBLAS for that stream), the second is captured on that stream and every full batch
@@ -7,6 +10,12 @@ from then on replays the graph after copying its pair ids into the graph's input
 inside the step come from generators registered with the graph, so each replay advances them
 as the eager step would: the same numbers, in the same order. Batches of another size (the
 last of an epoch) run eagerly.
+
+:class:`GriddedComposer`: the composer alone, for steps that stay eager around it (pair
+objectives with learned composers: Wieting & Gimpel's LSTMs and GRANs, Chen & Gimpel's LSTMs,
+dropout, scrambling and mega-batches included). A recurrent composer's step by step loop is
+most of such a step's kernel launches; as :class:`~paracomp.models.base.Gridded` it runs over a
+grid of fixed shape, captured forward and backward once per shape and replayed.
 """
 
 from __future__ import annotations
@@ -14,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import torch
+
+from paracomp.models.base import Composer, Gridded, SegmentBatch, padded_tokens
 
 Step = Callable[[torch.Tensor], torch.Tensor]
 
@@ -59,3 +70,54 @@ class GraphedStep:
         with torch.cuda.graph(graph, stream=self.stream):
             self.out = self.step(self.pairs)
         self.graph = graph
+
+
+class _Forward:
+    """``module(tokens, lengths)`` without gradient, captured once for those shapes."""
+
+    def __init__(self, module: Gridded, tokens: torch.Tensor, lengths: torch.Tensor):
+        self.tokens, self.lengths = tokens.clone(), lengths.clone()
+        stream = torch.cuda.Stream()
+        stream.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(stream):
+            module(self.tokens, self.lengths)  # warm-up: allocations, cuBLAS and cuDNN set-up
+        torch.cuda.current_stream().wait_stream(stream)
+        self.graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(self.graph):
+            self.out = module(self.tokens, self.lengths)
+
+    def __call__(self, tokens: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        self.tokens.copy_(tokens)
+        self.lengths.copy_(lengths)
+        self.graph.replay()
+        return self.out.clone()
+
+
+class GriddedComposer:
+    """``composer(batch)`` as :class:`~paracomp.models.base.Gridded` over ``width`` positions,
+    the batch's longest segment rounded up to a multiple of ``bucket`` (one read of it on the
+    host), one module per (segments, width, gradient) shape. ``graphed`` (CUDA): each shape is
+    captured on its first call, forward and backward (``torch.cuda.make_graphed_callables``;
+    without gradient, forward only), and replayed after. A graph's output and saved state are
+    its own buffers: between two backward passes a shape is composed once, as every step of
+    the pair objectives does (the mining pass of dropout and mega-batches composes without
+    gradient, another shape)."""
+
+    def __init__(self, composer: Composer, graphed: bool, bucket: int = 8):
+        self.composer, self.graphed, self.bucket = composer, graphed, bucket
+        self.shapes: dict[tuple[int, int, bool, bool], Callable[..., torch.Tensor]] = {}
+
+    def __call__(self, batch: SegmentBatch) -> torch.Tensor:
+        longest = int(batch.lengths().max()) if len(batch) else 0
+        width = self.bucket * max(-(-longest // self.bucket), 1)
+        tokens, lengths = padded_tokens(batch, width)
+        grad = torch.is_grad_enabled()
+        key = (len(batch), width, grad, tokens.requires_grad)
+        if key not in self.shapes:
+            module = Gridded(self.composer, width)
+            if self.graphed and grad:
+                module = torch.cuda.make_graphed_callables(module, (tokens, lengths))
+            elif self.graphed:
+                module = _Forward(module, tokens, lengths)
+            self.shapes[key] = module
+        return self.shapes[key](tokens, lengths)

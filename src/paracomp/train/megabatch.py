@@ -169,7 +169,7 @@ class MegaBatchMode:
         ids, starts = step.segments()
         batch = model.lookup(ids, starts)
         dropping = self.noise.dropout or self.noise.word_dropout
-        vectors = model.composer(self.noise.dropped(batch, generator) if dropping else batch)
+        vectors = model.composed(self.noise.dropped(batch, generator) if dropping else batch)
         s1, s2, n1, n2 = vectors.split(step.size)
         score, margin = self.objective.score, self.objective.margin
         positive = score.paired(s1, s2)

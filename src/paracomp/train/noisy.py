@@ -56,7 +56,7 @@ def noisy_loss(
     segments = Segments(ids, torch.cat([starts, starts.new_tensor([ids.numel()])]))
     taken_ids, taken_starts = segments.take(torch.cat([anchors, negatives.reshape(-1)]))
     words = model.lookup(taken_ids.to(ids.device), taken_starts.to(ids.device))
-    vectors = model.composer(noise.dropped(words, generator))
+    vectors = model.composed(noise.dropped(words, generator))
     composed, others = vectors[: 2 * b], vectors[2 * b :]
     positive = score.pairwise(composed[:b].unsqueeze(1), composed[b:].unsqueeze(1)).view(b)
     negative = score.pairwise(composed.unsqueeze(1), others.view(2 * b, k, vectors.shape[1])).squeeze(1)

@@ -35,6 +35,7 @@ from paracomp.eval.trained import pair_encoder
 from paracomp.losses.constrained import ForbiddenPairs
 from paracomp.losses.hinge import PairBatch
 from paracomp.losses.regularizers import InitialPull, composition_l2
+from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import HEADS, UNK, EncodedPairs
@@ -68,6 +69,21 @@ def side1_encoder(model: PairModel, data: EncodedPairs, oov: str = "skip") -> Av
     evaluator's OOV policy decides about unknown words."""
     matrix = model.weight.detach()[1 : len(data.vocab1)].float().cpu().numpy().copy()
     return AveragedEmbeddings(data.vocab1.words[1:], matrix, oov)
+
+
+def graphed_composer(config: TrainConfig, device: torch.device) -> bool:
+    """Whether a :class:`PairTask` composes by CUDA graphs
+    (:class:`~paracomp.train.cuda_graph.GriddedComposer`): on CUDA with ``cuda_graph``, a
+    composer of :data:`~paracomp.models.STATIC_COMPOSERS` other than the additive ones (one
+    kernel each, nothing to gain), without boundary tags or autocast."""
+    return (
+        device.type == "cuda"
+        and config.cuda_graph
+        and config.composer in STATIC_COMPOSERS
+        and config.composer not in ("sum", "mean")
+        and config.boundary_tags == "none"
+        and not config.mixed_precision
+    )
 
 
 def perturbation_seed(config: TrainConfig) -> int:
@@ -108,6 +124,10 @@ class PairTask(loop.Task):
         if init is not None:
             _pretrained(model, data.vocab1.words, *init)
         self.model = model.to(self.device)
+        if graphed_composer(config, self.device):
+            from paracomp.train.cuda_graph import GriddedComposer
+
+            self.model.runner = GriddedComposer(self.model.composer, graphed=True)
         self.objective = build_objective(config)
         generator = torch.Generator(device=self.device).manual_seed(negatives)
         self.sampler = build_sampler(config, generator, self._forbidden(constraints))
