@@ -3,6 +3,7 @@ trainer, and of ``nn.LSTM`` (cuDNN on CUDA) on the same shapes as a reference.
 
     python benchmarks/bench_encoders.py --threads 2                       # every encoder
     python benchmarks/bench_encoders.py --encoders lstmavg gran --steps 20 --device cuda
+    python benchmarks/bench_encoders.py --device cuda --no-cuda-graph     # the eager CUDA step
 
 Each encoder trains ``--steps`` optimiser steps (after ``--warmup`` untimed ones) of
 :class:`~paracomp.train.pairs.PairTask` on random pairs: batch 100, ``--dim`` 300 (word width
@@ -12,8 +13,11 @@ regularisers (``--noise``: scrambling 0.5 and dropout 0.4, so each step composes
 once without gradient to mine, then the 4B anchors and negatives with gradient; ``--no-noise``:
 one composition of the 2B segments). ``nn.LSTM`` is ``lstm_avg``'s
 :class:`~paracomp.models.gaussian.LSTMAvgComposer` (packed ``nn.LSTM``, no peepholes, mean of
-the states) at the same width, swapped into the same task. Pairs/s = 100 · steps / seconds,
-best of ``--repeats``.
+the states) at the same width, swapped into the same task (composed eagerly: packed, cuDNN on
+CUDA). Pairs/s = 100 · steps / seconds, best of ``--repeats``. On CUDA the encoders run as the
+trainer runs them: ``--cuda-graph`` (default) replays the composer from CUDA graphs
+(:class:`~paracomp.train.cuda_graph.GriddedComposer`, captured in the warm-up steps),
+``--no-cuda-graph`` composes eagerly.
 
 Measured 2026-11-26 on this project's shared 2-core CPU machine, NOT idle (load 7.7–7.9 from
 other sessions' jobs, so the figures are indicative only), torch 2.13 CPU, ``--threads 2
@@ -106,6 +110,7 @@ def task_for(encoder: str, pairs: pa.Table, args: argparse.Namespace) -> PairTas
         "composer": "lstmavg" if encoder == "nn.LSTM" else encoder,
         "device": args.device,
         "threads": args.threads,
+        "cuda_graph": args.cuda_graph,
     }
     if args.noise:
         settings.update(scramble=0.5, dropout=0.4)
@@ -114,6 +119,7 @@ def task_for(encoder: str, pairs: pa.Table, args: argparse.Namespace) -> PairTas
     if encoder == "nn.LSTM":
         composer = LSTMAvgComposer(args.dim, torch.Generator().manual_seed(0), word_width=args.dim)
         task.model.composer = composer.to(task.device)
+        task.model.runner = None
         task.optimizer = make_optimizer(task.model, config.optimizer, config.lr, config.lr_composer)
     return task
 
@@ -150,11 +156,12 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=300)
     parser.add_argument("--vocab", type=int, default=20000)
     parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--warmup", type=int, default=1)
+    parser.add_argument("--warmup", type=int, default=2, help="untimed steps (CUDA: captures)")
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     parser.add_argument("--noise", action=argparse.BooleanOptionalAction, default=True)
+    parser.add_argument("--cuda-graph", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
@@ -163,7 +170,7 @@ def main() -> None:
     print(
         f"# {datetime.date.today()} torch {torch.__version__} {args.device} ({device or 'cpu'}),"
         f" {args.threads} threads, load {os.getloadavg()[0]:.1f}, dim {args.dim}, batch 100,"
-        f" noise {args.noise}"
+        f" noise {args.noise}, cuda_graph {args.cuda_graph}"
     )
     print(f"{'encoder':<10} {'pairs/s':>9} {'pairs/cpu-s':>12}")
     for encoder in args.encoders:

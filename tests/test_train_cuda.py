@@ -16,7 +16,8 @@ from paracomp.models import LEARNED_COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.cuda_graph import GriddedComposer
+from paracomp.train.pairs import PairTask, pair_task, segment_pairs
 from paracomp.train.stacked import StackedPairTask
 from paracomp.train.static import StaticPairTask
 from paracomp.train.static_targets import StaticTargetTask
@@ -234,3 +235,40 @@ def test_graphed_compvec_steps_never_wait_for_the_gpu(mirror):
     finally:
         torch.cuda.set_sync_debug_mode("default")
     assert torch.isfinite(total).item()
+
+
+@pytest.mark.parametrize(
+    "run",
+    [
+        {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},
+        {"composer": "gran", "reg_initial": 1e-5},
+        {"composer": "bigran", "word_dropout": 0.3},
+        {"composer": "lstm_avg", "megabatch": 2, "scramble": 0.3},
+    ],
+)
+def test_graphed_composer_run_is_the_eager_cuda_run(tmp_path, bible_sample, run):
+    """Pair runs with learned composers: the composer replayed from CUDA graphs (forward and
+    backward; the mining pass without gradient) against the eager CUDA run."""
+    settings = {
+        "objective": "paraphrase",
+        "sampler": "max",
+        "optimizer": "adam",
+        "lr": 1e-3,
+        "epochs": 2,
+        "batch_size": 16,
+        "dim": 32,
+        "shared_vocab": True,
+        "device": "cuda",
+        **run,
+    }
+    pairs = segment_pairs(bible_sample.slice(0, 120))
+    graphed = PairTask(TrainConfig.from_dict(settings), pairs)
+    assert isinstance(graphed.model.runner, GriddedComposer)
+    _, graphed_losses = _run(graphed, tmp_path / "graphed")
+    assert graphed.model.runner.shapes
+    eager = PairTask(TrainConfig.from_dict({**settings, "cuda_graph": False}), pairs)
+    assert eager.model.runner is None
+    _, eager_losses = _run(eager, tmp_path / "eager")
+    for mine, theirs in zip(graphed.model.parameters(), eager.model.parameters(), strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=0, atol=3e-3)
+    assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)

@@ -116,7 +116,9 @@ class GriddedComposer:
         if key not in self.shapes:
             module = Gridded(self.composer, width)
             if self.graphed and grad:
-                module = torch.cuda.make_graphed_callables(module, (tokens, lengths))
+                module = torch.cuda.make_graphed_callables(
+                    module, (tokens, lengths), allow_unused_input=True  # e.g. an unused gate
+                )
             elif self.graphed:
                 module = _Forward(module, tokens, lengths)
             self.shapes[key] = module

@@ -1,0 +1,96 @@
+"""Pair runs whose composer runs gridded (train.cuda_graph.GriddedComposer, here uncaptured on
+CPU: the function a CUDA graph replays) against the same runs composed plainly, on real verse
+pairs: Wieting & Gimpel's encoders under dropout, word dropout and scrambling (negatives mined
+without dropout), Chen & Gimpel's mega-batches and WLO prior; and when a pair task takes it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import torch
+
+from paracomp.models import STATIC_COMPOSERS
+from paracomp.train import loop
+from paracomp.train.config import TrainConfig
+from paracomp.train.cuda_graph import GriddedComposer
+from paracomp.train.pairs import PairTask, graphed_composer, segment_pairs
+
+BASE = {
+    "objective": "paraphrase",
+    "sampler": "max",
+    "score": "cosine",
+    "optimizer": "adam",
+    "lr": 1e-3,
+    "margin": 0.4,
+    "epochs": 2,
+    "batch_size": 16,
+    "dim": 8,
+    "shared_vocab": True,  # mega-batches mine both sides
+}
+RUNS = {
+    "lstmavg-dropout-scramble": {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},
+    "gran": {"composer": "gran", "reg_initial": 1e-5},
+    "bilstmavg-tanh-word-dropout": {
+        "composer": "bilstmavg",
+        "bi_combine": "tanh_concat",
+        "word_dropout": 0.3,
+    },
+    "lstm-last": {"composer": "lstm", "reg_composer": 1e-4},
+    "lstm_avg-megabatch": {"composer": "lstm_avg", "megabatch": 2, "scramble": 0.3},
+    "wlo-megabatch-prior": {
+        "composer": "wlo",
+        "score": "log_eip",
+        "margin": 1.0,
+        "megabatch": 2,
+        "prior_weight": 0.1,
+    },
+}
+
+
+@pytest.fixture(scope="module")
+def pairs(bible_sample):
+    """120 real verse pairs (English, Spanish) as segment pairs."""
+    return segment_pairs(bible_sample.slice(0, 120))
+
+
+def _config(run: str) -> TrainConfig:
+    return TrainConfig.from_dict({**BASE, **RUNS[run]})
+
+
+def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]:
+    curve = loop.run(task, out, progress=False)
+    return task.model.state_dict(), curve["loss"]
+
+
+@pytest.mark.parametrize("run", sorted(RUNS))
+def test_gridded_run_is_the_plain_run(tmp_path, pairs, run):
+    config = _config(run)
+    task = PairTask(config, pairs)
+    initial = {k: v.clone() for k, v in task.model.state_dict().items()}
+    plain, plain_loss = _run(task, tmp_path / "plain")
+    task = PairTask(config, pairs)
+    assert task.model.runner is None  # CPU: composed plainly
+    runner = GriddedComposer(task.model.composer, graphed=False)
+    task.model.runner = runner
+    gridded, gridded_loss = _run(task, tmp_path / "gridded")
+    assert runner.shapes  # it composed (widths bucketed to multiples of 8)
+    assert all(width % 8 == 0 for _, width, _, _ in runner.shapes)
+    moved = max((plain[k] - initial[k]).abs().max() for k in plain)
+    apart = max((gridded[k] - plain[k]).abs().max() for k in plain)
+    assert apart < moved / 10  # rounding (which Adam may scale up), not another training
+    for key, value in plain.items():
+        torch.testing.assert_close(gridded[key], value, rtol=0, atol=3 * config.lr)
+    pd.testing.assert_series_equal(gridded_loss, plain_loss, rtol=1e-4)
+
+
+def test_which_pair_tasks_compose_by_cuda_graphs():
+    cuda, cpu = torch.device("cuda"), torch.device("cpu")
+    assert graphed_composer(_config("gran"), cuda)
+    assert not graphed_composer(_config("gran"), cpu)
+    gran = _config("gran").to_dict()
+    for change in ({"cuda_graph": False}, {"boundary_tags": "both"}, {"composer": "tree_rnn"}):
+        assert not graphed_composer(TrainConfig.from_dict({**gran, **change}), cuda), change
+    additive = TrainConfig.from_dict({**gran, "composer": "mean"})
+    assert not graphed_composer(additive, cuda) and "mean" in STATIC_COMPOSERS
