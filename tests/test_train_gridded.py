@@ -94,3 +94,20 @@ def test_which_pair_tasks_compose_by_cuda_graphs():
         assert not graphed_composer(TrainConfig.from_dict({**gran, **change}), cuda), change
     additive = TrainConfig.from_dict({**gran, "composer": "mean"})
     assert not graphed_composer(additive, cuda) and "mean" in STATIC_COMPOSERS
+
+
+def test_a_shape_composed_twice_before_its_backward_is_an_error(pairs):
+    """A graph's buffers hold one composition's saved state: a second composition of the same
+    shape before the first one's backward would corrupt its gradient."""
+    task = PairTask(_config("gran"), pairs)
+    runner = GriddedComposer(task.model.composer, graphed=False)
+    task.model.runner = runner
+    ids, starts = next(iter(task.data.batches(torch.arange(16), 16)))[1:]
+    first = task.model.compose(ids, starts)[0]
+    with pytest.raises(RuntimeError, match="composed again before the gradient"):
+        task.model.compose(ids, starts)
+    first.sum().backward()
+    task.model.compose(ids, starts)[0].sum().backward()  # after the backward: fine
+    with torch.no_grad():  # compositions without gradient hold no pending backward
+        task.model.compose(ids, starts)
+        task.model.compose(ids, starts)

@@ -99,13 +99,15 @@ class GriddedComposer:
     host), one module per (segments, width, gradient) shape. ``graphed`` (CUDA): each shape is
     captured on its first call, forward and backward (``torch.cuda.make_graphed_callables``;
     without gradient, forward only), and replayed after. A graph's output and saved state are
-    its own buffers: between two backward passes a shape is composed once, as every step of
-    the pair objectives does (the mining pass of dropout and mega-batches composes without
-    gradient, another shape)."""
+    its own buffers: between two backward passes a shape is composed once with gradient, as
+    every step of the pair objectives does (the mining pass of dropout and mega-batches
+    composes without gradient, another shape); a second call before the first one's gradient
+    has come back is an error (graphed or not, so CPU tests check the trainers keep to it)."""
 
     def __init__(self, composer: Composer, graphed: bool, bucket: int = 8):
         self.composer, self.graphed, self.bucket = composer, graphed, bucket
         self.shapes: dict[tuple[int, int, bool, bool], Callable[..., torch.Tensor]] = {}
+        self.pending: set[tuple[int, int, bool, bool]] = set()
 
     def __call__(self, batch: SegmentBatch) -> torch.Tensor:
         longest = int(batch.lengths().max()) if len(batch) else 0
@@ -122,4 +124,13 @@ class GriddedComposer:
             elif self.graphed:
                 module = _Forward(module, tokens, lengths)
             self.shapes[key] = module
-        return self.shapes[key](tokens, lengths)
+        if key in self.pending:
+            raise RuntimeError(
+                f"GriddedComposer: {len(batch)} segments of width {width} composed again before "
+                "the gradient of the last composition came back (its graph's buffers are reused)"
+            )
+        out = self.shapes[key](tokens, lengths)
+        if out.requires_grad:
+            self.pending.add(key)
+            out.register_hook(lambda grad: self.pending.discard(key))
+        return out
