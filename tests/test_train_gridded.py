@@ -87,13 +87,12 @@ def test_gridded_run_is_the_plain_run(tmp_path, pairs, run):
 
 def test_which_pair_tasks_compose_by_cuda_graphs():
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
-    assert graphed_composer(_config("gran"), cuda)
-    assert not graphed_composer(_config("gran"), cpu)
     gran = _config("gran").to_dict()
+    assert graphed_composer(gran, cuda) and graphed_composer({"composer": "gran"}, "cuda")
+    assert not graphed_composer(gran, cpu)
     for change in ({"cuda_graph": False}, {"boundary_tags": "both"}, {"composer": "tree_rnn"}):
-        assert not graphed_composer(TrainConfig.from_dict({**gran, **change}), cuda), change
-    additive = TrainConfig.from_dict({**gran, "composer": "mean"})
-    assert not graphed_composer(additive, cuda) and "mean" in STATIC_COMPOSERS
+        assert not graphed_composer({**gran, **change}, cuda), change
+    assert not graphed_composer({**gran, "composer": "mean"}, cuda) and "mean" in STATIC_COMPOSERS
 
 
 def test_a_shape_composed_twice_before_its_backward_is_an_error(pairs):

@@ -71,18 +71,19 @@ def side1_encoder(model: PairModel, data: EncodedPairs, oov: str = "skip") -> Av
     return AveragedEmbeddings(data.vocab1.words[1:], matrix, oov)
 
 
-def graphed_composer(config: TrainConfig, device: torch.device) -> bool:
-    """Whether a :class:`PairTask` composes by CUDA graphs
-    (:class:`~paracomp.train.cuda_graph.GriddedComposer`): on CUDA with ``cuda_graph``, a
-    composer of :data:`~paracomp.models.STATIC_COMPOSERS` other than the additive ones (one
-    kernel each, nothing to gain), without boundary tags or autocast."""
+def graphed_composer(settings: Mapping[str, Any], device: torch.device | str) -> bool:
+    """Whether a run of ``settings`` (a ``TrainConfig.to_dict()`` or a paper's settings with
+    ``composer``) composes by CUDA graphs (:class:`~paracomp.train.cuda_graph.GriddedComposer`):
+    on CUDA with ``cuda_graph`` (default true), a composer of
+    :data:`~paracomp.models.STATIC_COMPOSERS` other than the additive ones (one kernel each,
+    nothing to gain), without boundary tags or autocast."""
     return (
-        device.type == "cuda"
-        and config.cuda_graph
-        and config.composer in STATIC_COMPOSERS
-        and config.composer not in ("sum", "mean")
-        and config.boundary_tags == "none"
-        and not config.mixed_precision
+        torch.device(device).type == "cuda"
+        and settings.get("cuda_graph", True)
+        and settings["composer"] in STATIC_COMPOSERS
+        and settings["composer"] not in ("sum", "mean")
+        and settings.get("boundary_tags", "none") == "none"
+        and not settings.get("mixed_precision", False)
     )
 
 
@@ -124,7 +125,7 @@ class PairTask(loop.Task):
         if init is not None:
             _pretrained(model, data.vocab1.words, *init)
         self.model = model.to(self.device)
-        if graphed_composer(config, self.device):
+        if graphed_composer(config.to_dict(), self.device):
             from paracomp.train.cuda_graph import GriddedComposer
 
             self.model.runner = GriddedComposer(self.model.composer, graphed=True)

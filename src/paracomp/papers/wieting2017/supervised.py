@@ -21,7 +21,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,7 @@ from torch import nn
 from paracomp.eval.metrics import pearson
 from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
+from paracomp.train.pairs import graphed_composer
 
 log = logging.getLogger(__name__)
 
@@ -114,11 +115,17 @@ def encode(
 
 
 class SupervisedModel(nn.Module):
+    """Word rows, the composer and Tai et al.'s head. With a ``runner`` (composing in the
+    composer's place, e.g. :class:`~paracomp.train.cuda_graph.GriddedComposer`) both sides of
+    a batch are composed in one call (the runner's graphs hold one composition per shape until
+    its backward)."""
+
     def __init__(self, matrix: np.ndarray, composer: nn.Module, hidden: int, classes: int):
         super().__init__()
         self.weight = nn.Parameter(torch.tensor(np.asarray(matrix), dtype=torch.float32))
         self.composer = composer
         self.head = SimilarityHead(composer.dim, hidden, classes)
+        self.runner: Callable[[SegmentBatch], torch.Tensor] | None = None
 
     def embed(self, sentences: Sequence[np.ndarray], noise: dict[str, Any] | None) -> torch.Tensor:
         lengths = [len(s) for s in sentences]
@@ -136,9 +143,12 @@ class SupervisedModel(nn.Module):
                 rows = rows * keep.to(device) / (1.0 - noise["word_dropout"])
         offsets = torch.as_tensor(np.cumsum([0, *lengths[:-1]]), dtype=torch.long, device=device)
         ids = torch.arange(rows.shape[0], device=device)
-        return self.composer(SegmentBatch(rows, ids, offsets))
+        batch = SegmentBatch(rows, ids, offsets)
+        return self.composer(batch) if self.runner is None else self.runner(batch)
 
     def forward(self, left, right, noise=None) -> torch.Tensor:
+        if self.runner is not None:
+            return self.head(*self.embed([*left, *right], noise).split(len(left)))
         return self.head(self.embed(left, noise), self.embed(right, noise))
 
 
@@ -153,17 +163,23 @@ def train_supervised(
     lowercase: bool,
     composer_anchor: Mapping[str, torch.Tensor] | None = None,
     device: torch.device | str = "cpu",
+    gridded: bool = False,
 ) -> dict[str, Any]:
     """Train on the ``train`` part of ``frame``, select the epoch by ``dev`` Pearson, report
     its ``test`` Pearson (×100); ``settings``: epochs, batch_size, lr, hidden, dropout,
     word_dropout, scramble, reg_initial, reg_composer, seed. On ``device`` (the data and
-    the noise's draws stay on the CPU)."""
+    the noise's draws stay on the CPU). ``gridded``: the composer runs as a
+    :class:`~paracomp.train.cuda_graph.GriddedComposer`, replayed from CUDA graphs on CUDA."""
     start = time.perf_counter()
     torch.manual_seed(settings["seed"])
     spec = TASKS[task]
     index = {w: i for i, w in enumerate(words)}
     data = encode(frame, index, tokenizer, lowercase)
     model = SupervisedModel(matrix, composer, settings["hidden"], spec["classes"]).to(device)
+    if gridded:
+        from paracomp.train.cuda_graph import GriddedComposer
+
+        model.runner = GriddedComposer(composer, graphed=torch.device(device).type == "cuda")
     initial = model.weight.detach().clone()
     anchor = {k: v.detach().clone().to(device) for k, v in (composer_anchor or {}).items()}
     optimizer = torch.optim.Adam(model.parameters(), lr=settings["lr"])
@@ -271,8 +287,9 @@ def run_supervised(
     else:
         composer = make_composer(model, settings["dim"], generator, settings)
         words, matrix = artefacts.read_embeddings(init)
+    gridded = graphed_composer({**settings, "composer": model}, device)
     result = train_supervised(frame, task, words, matrix, composer, settings, tokenizer,
-                              lowercase, anchor, device)  # fmt: skip
+                              lowercase, anchor, device, gridded)  # fmt: skip
     return {**result, "missing_subsets": missing, "source": source}
 
 
