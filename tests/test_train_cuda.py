@@ -14,12 +14,15 @@ import torch
 
 from paracomp.models import LEARNED_COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
+from paracomp.papers.wieting2015.data import read_lexical
+from paracomp.paraphrase.lexical import constraint_lists, neighbours
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
 from paracomp.train.pairs import PairTask, pair_task, segment_pairs
 from paracomp.train.stacked import StackedPairTask
 from paracomp.train.static import StaticPairTask
+from paracomp.train.static_skipping import StaticSkipTask
 from paracomp.train.static_targets import StaticTargetTask
 from paracomp.train.targets import TargetTask, target_task
 
@@ -272,3 +275,45 @@ def test_graphed_composer_run_is_the_eager_cuda_run(tmp_path, bible_sample, run)
     for mine, theirs in zip(graphed.model.parameters(), eager.model.parameters(), strict=True):
         torch.testing.assert_close(mine, theirs, rtol=0, atol=3e-3)
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)
+
+
+def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror):
+    """Wieting et al.'s (2015) word objective with constraint lists and reg_initial: the graphed
+    static step against the eager CUDA step, and no synchronising call after the capture."""
+    table = read_lexical("ppdb-xl-lexicon", mirror / "ppdb-xl-lexicon").slice(0, 2000)
+    s1, s2 = table.column("s1").to_pylist(), table.column("s2").to_pylist()
+    lists = constraint_lists(neighbours(zip(s1, s2, strict=True)), lambda word: ())
+    settings = {
+        "objective": "paraphrase",
+        "sampler": "max_skip",
+        "score": "dot",
+        "composer": "sum",
+        "shared_vocab": True,
+        "margin": 1.0,
+        "optimizer": "adagrad",
+        "lr": 0.5,
+        "adagrad_eps": 1e-4,
+        "constraints": "candidate",
+        "reg_initial": 1e-4,
+        "epochs": 2,
+        "batch_size": 100,
+        "dim": 25,
+        "device": "cuda",
+    }
+    graphed = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
+    assert isinstance(graphed, StaticSkipTask)
+    _, graphed_losses = _run(graphed, tmp_path / "graphed")
+    assert graphed._call.graph is not None
+    eager_config = TrainConfig.from_dict({**settings, "cuda_graph": False})
+    eager, eager_losses = _run(pair_task(eager_config, table, constraints=lists), tmp_path / "e")
+    assert type(eager) is PairTask
+    torch.testing.assert_close(graphed.model.weight, eager.model.weight, **CLOSE)
+    assert graphed_losses == pytest.approx(eager_losses, rel=1e-5)
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        total = torch.zeros((), device="cuda")
+        for step in range(graphed.steps_per_epoch - 1):
+            total += graphed.step(step, (torch.arange(100, device="cuda"),))
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.isfinite(total).item()

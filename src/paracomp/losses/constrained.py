@@ -136,7 +136,10 @@ def _own_pair(batch: int, device: torch.device) -> torch.Tensor:
 class ConstrainedMaxSampler(MaxSampler):
     """MAX over all ``2B`` segments of the batch as the MATLAB code mines it (module
     docstring). :meth:`sample` needs ``keys`` (:func:`segment_keys` of the batch, in layout
-    order) and returns ``−1`` for an anchor with no allowed candidate."""
+    order) and returns ``−1`` for an anchor with no allowed candidate. ``dense`` looks every
+    (anchor, candidate) pair up in ``forbidden`` instead of walking the owners' lists: more
+    lookups, in shapes fixed by the batch and reading nothing back on the host (a CUDA
+    graph's)."""
 
     def __init__(
         self,
@@ -145,12 +148,14 @@ class ConstrainedMaxSampler(MaxSampler):
         rule: str = "candidate",
         skip_identical: bool = True,
         floor: float | None = -5.0,
+        dense: bool = False,
     ):
         if rule not in RULES:
             raise ValueError(f"rule must be one of {RULES}, not {rule!r}")
         super().__init__(generator, cross=False)
         self.forbidden, self.rule = forbidden, rule
         self.skip_identical, self.floor = skip_identical, floor
+        self.dense = dense
 
     @torch.no_grad()
     def sample(
@@ -171,7 +176,14 @@ class ConstrainedMaxSampler(MaxSampler):
         banned = _own_pair(b, device).clone()
         if self.skip_identical:
             banned |= keys.unsqueeze(1) == keys.unsqueeze(0)
-        if self.forbidden is not None:
+        if self.forbidden is not None and self.dense:
+            # [a, c]: the anchor's key is in the candidate's list
+            listed = self.forbidden.contains(keys.unsqueeze(0), keys.unsqueeze(1))
+            if self.rule != "anchor":
+                banned |= listed
+            if self.rule != "candidate":
+                banned |= listed.T
+        elif self.forbidden is not None:
             owner, member = self.forbidden.within(keys)
             if self.rule != "anchor":  # the anchor (member) is in the candidate's list
                 banned[member, owner] = True

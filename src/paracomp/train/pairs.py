@@ -314,13 +314,16 @@ def pair_task(
     init: tuple[Sequence[str], np.ndarray] | None = None,
     constraints: Mapping[str, Collection[str]] | None = None,
 ) -> PairTask:
-    """The task of a run: on CUDA with ``cuda_graph``, where it applies, the static-shape step
-    replayed from a CUDA graph (:class:`~paracomp.train.static.StaticPairTask`)."""
+    """The task of a run: on CUDA with ``cuda_graph``, where one applies, a static-shape step
+    replayed from a CUDA graph (:class:`~paracomp.train.static.StaticPairTask`,
+    :class:`~paracomp.train.static_skipping.StaticSkipTask`)."""
     if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
-        from paracomp.train.static import StaticPairTask, supports
+        from paracomp.train import static, static_skipping
 
-        if supports(config):
-            return StaticPairTask(config, pairs, init)
+        if static.supports(config):
+            return static.StaticPairTask(config, pairs, init)
+        if static_skipping.supports(config):
+            return static_skipping.StaticSkipTask(config, pairs, init, constraints, graphed=True)
     return PairTask(config, pairs, init, constraints)
 
 

@@ -1,0 +1,125 @@
+"""The static step of Wieting et al.'s (2015) objective (train.static_skipping) on CPU, against
+the eager PairTask (by-hand gradient, numba AdaGrad) on real PPDB pairs: words with constraint
+lists under each rule and reg_initial's pull (PARAGRAM), phrases (keys of token sequences);
+the dense constraint lookup equal to the lists' walk; the step traced whole by torch.compile."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+import torch
+
+from paracomp.losses.constrained import ConstrainedMaxSampler, ForbiddenPairs
+from paracomp.losses.negatives import Layout
+from paracomp.losses.scores import SCORES
+from paracomp.papers.wieting2015.data import read_lexical
+from paracomp.paraphrase.lexical import constraint_lists, neighbours
+from paracomp.paraphrase.ppdb import read_scored_pairs
+from paracomp.train import loop
+from paracomp.train.config import TrainConfig
+from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.static_skipping import StaticSkipTask, supports
+
+PARAGRAM = {
+    "objective": "paraphrase",
+    "sampler": "max_skip",
+    "score": "dot",
+    "composer": "sum",
+    "shared_vocab": True,
+    "margin": 1.0,
+    "optimizer": "adagrad",
+    "lr": 0.5,
+    "adagrad_eps": 1e-4,
+    "seed": 1,
+    "epochs": 2,
+    "batch_size": 50,
+    "dim": 10,
+}
+
+
+@pytest.fixture(scope="module")
+def words(mirror):
+    """400 real PPDB-XL lexicon pairs and their constraint lists (each word's partners)."""
+    table = read_lexical("ppdb-xl-lexicon", mirror / "ppdb-xl-lexicon").slice(0, 400)
+    s1, s2 = table.column("s1").to_pylist(), table.column("s2").to_pylist()
+    return table, constraint_lists(neighbours(zip(s1, s2, strict=True)), lambda word: ())
+
+
+@pytest.fixture(scope="module")
+def phrases(mirror):
+    """300 real PPDB phrase pairs (Wieting et al.'s training phrases)."""
+    return read_scored_pairs(mirror / "ppdb-phrase-train-60k" / "ppdb_train.txt").slice(0, 300)
+
+
+def _runs(tmp_path, settings, pairs, constraints=None):
+    config = TrainConfig.from_dict({**PARAGRAM, **settings})
+    assert supports(config)
+    eager = PairTask(config, pairs, constraints=constraints)
+    curves = {"eager": loop.run(eager, tmp_path / "eager", progress=False)}
+    static = StaticSkipTask(config, pairs, constraints=constraints)
+    curves["static"] = loop.run(static, tmp_path / "static", progress=False)
+    return eager, static, curves
+
+
+@pytest.mark.parametrize(
+    "settings",
+    [
+        {"constraints": "none", "reg_initial": 1e-4},
+        {"constraints": "candidate", "reg_initial": 1e-6, "batch_size": 100},
+        {"constraints": "either", "reg_initial": 1e-4, "composer": "mean"},
+    ],
+    ids=["paragram", "constraints-candidate", "constraints-either-mean"],
+)
+def test_static_words_run_is_the_eager_run(tmp_path, words, settings):
+    pairs, lists = words
+    eager, static, curves = _runs(tmp_path, settings, pairs, lists)
+    torch.testing.assert_close(static.model.weight, eager.model.weight, rtol=1e-4, atol=1e-5)
+    pd.testing.assert_series_equal(curves["static"]["loss"], curves["eager"]["loss"], rtol=1e-5)
+    moved = (eager.model.weight - eager.pull.initial).abs().max()
+    assert moved > 0.1  # they trained
+
+
+def test_static_phrases_run_is_the_eager_run(tmp_path, phrases):
+    """Multi-token segments: identity by token sequence, no constraint lookups."""
+    eager, static, curves = _runs(tmp_path, {"reg_initial": 1e-5}, phrases)
+    torch.testing.assert_close(static.model.weight, eager.model.weight, rtol=1e-4, atol=1e-5)
+    pd.testing.assert_series_equal(curves["static"]["loss"], curves["eager"]["loss"], rtol=1e-5)
+
+
+@pytest.mark.parametrize("rule", ["candidate", "anchor", "either"])
+def test_dense_lookup_bans_what_the_lists_ban(words, rule):
+    table, lists = words
+    vocabulary = sorted({*table.column("s1").to_pylist(), *table.column("s2").to_pylist()})
+    index = {w: i for i, w in enumerate(vocabulary)}
+    forbidden = ForbiddenPairs.build(lists, index, len(vocabulary))
+    keys = torch.tensor([index[w] for w in table.column("s1").to_pylist()[:60]])
+    keys = torch.cat([keys, torch.tensor([index[w] for w in table.column("s2").to_pylist()[:60]])])
+    vectors = torch.randn(120, 6, generator=torch.Generator().manual_seed(0))
+    picks = [
+        ConstrainedMaxSampler(torch.Generator(), forbidden, rule, dense=dense).sample(
+            vectors, Layout(60), SCORES["dot"], keys=keys
+        )
+        for dense in (False, True)
+    ]
+    assert torch.equal(picks[0], picks[1])
+
+
+@pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
+def test_static_skipping_loss_traces_whole(words):
+    pairs, lists = words
+    config = TrainConfig.from_dict({**PARAGRAM, "constraints": "either", "reg_initial": 1e-4})
+    task = StaticSkipTask(config, pairs, constraints=lists)
+    batch = torch.arange(50)
+    torch._dynamo.reset()
+    traced = torch.compile(task.loss, fullgraph=True, backend="aot_eager", dynamic=False)
+    loss = traced(batch)
+    torch.testing.assert_close(loss, task.loss(batch))
+    loss.backward()
+
+
+def test_pair_task_is_eager_on_cpu(words):
+    pairs, lists = words
+    config = TrainConfig.from_dict({**PARAGRAM, "constraints": "candidate"})
+    assert type(pair_task(config, pairs, constraints=lists)) is PairTask
+    with pytest.raises(ValueError, match="max_skip"):
+        StaticSkipTask(TrainConfig.from_dict({**PARAGRAM, "composer": "gru"}), pairs)
