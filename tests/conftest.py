@@ -146,3 +146,12 @@ def dry_run() -> Callable[..., tuple[str, dict[str, str]]]:
         return proc.stdout, dict(re.findall(r"^(\w+)\s+(\d+)$", proc.stdout, flags=re.MULTILINE))
 
     return run
+
+
+@pytest.fixture(scope="session")
+def paragram_run() -> dict:
+    """The run settings of wieting2015's PARAGRAM word runs, as config.yaml configures them."""
+    import yaml
+
+    config = yaml.safe_load((REPO / "config.yaml").read_text())
+    return dict(config["papers"]["wieting2015"]["words"]["run"])

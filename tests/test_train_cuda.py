@@ -70,6 +70,24 @@ def _run(task, tmp_path):
     return task, curve["loss"].tolist()
 
 
+def _never_waits(task, warm: int, steps: int) -> None:
+    """After ``warm`` steps (eager warm-up, capture), ``steps`` more make no synchronising
+    call."""
+    batches = zip(range(warm + steps), task.batches(0), strict=False)
+    for step, batch in batches:
+        task.step(step, batch)
+        if step == warm - 1:
+            break
+    torch.cuda.set_sync_debug_mode("error")
+    try:
+        total = torch.zeros((), device=task.device)
+        for step, batch in batches:
+            total += task.step(step, batch)
+    finally:
+        torch.cuda.set_sync_debug_mode("default")
+    assert torch.isfinite(total).item()
+
+
 @pytest.mark.parametrize("run", sorted(RUNS))
 def test_graphed_step_trains_as_the_eager_cuda_step(tmp_path, run, distinct_pairs):
     """The same CUDA generators, so the same negatives: the graph replays the eager step."""
@@ -112,19 +130,7 @@ def test_graphed_epochs_never_wait_for_the_gpu(distinct_pairs):
     batches and the next epoch's batch order included, make no synchronising call."""
     config = TrainConfig.from_dict({**FAST, **RUNS["jpa-mix-euclidean-mean"], "device": "cuda"})
     task = pair_task(config, distinct_pairs(100))
-    steps = zip(range(2 * task.steps_per_epoch), task.batches(0), strict=False)
-    for step, batch in steps:
-        task.step(step, batch)
-        if step == 1:
-            break
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        total = torch.zeros((), device=task.device)
-        for step, batch in steps:
-            total += task.step(step, batch)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.isfinite(total).item()
+    _never_waits(task, 2, 2 * task.steps_per_epoch - 2)
 
 
 @pytest.mark.parametrize("composer", ["sum", "gru"])
@@ -225,19 +231,7 @@ def test_graphed_compvec_steps_never_wait_for_the_gpu(mirror):
     batch, eager, included) make no synchronising call."""
     settings = {**COMPVEC, "composer": "gru", "dropout": 0.25, "batch_size": 32}
     task = target_task(TrainConfig.from_dict(settings), *_definitions(mirror))
-    steps = zip(range(task.steps_per_epoch), task.batches(0), strict=False)
-    for step, batch in steps:
-        task.step(step, batch)
-        if step == 1:
-            break
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        total = torch.zeros((), device=task.device)
-        for step, batch in steps:
-            total += task.step(step, batch)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.isfinite(total).item()
+    _never_waits(task, 2, task.steps_per_epoch - 2)
 
 
 @pytest.mark.parametrize(
@@ -277,22 +271,14 @@ def test_graphed_composer_run_is_the_eager_cuda_run(tmp_path, bible_sample, run)
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)
 
 
-def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror):
+def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror, paragram_run):
     """Wieting et al.'s (2015) word objective with constraint lists and reg_initial: the graphed
     static step against the eager CUDA step, and no synchronising call after the capture."""
     table = read_lexical("ppdb-xl-lexicon", mirror / "ppdb-xl-lexicon").slice(0, 2000)
     s1, s2 = table.column("s1").to_pylist(), table.column("s2").to_pylist()
     lists = constraint_lists(neighbours(zip(s1, s2, strict=True)), lambda word: ())
     settings = {
-        "objective": "paraphrase",
-        "sampler": "max_skip",
-        "score": "dot",
-        "composer": "sum",
-        "shared_vocab": True,
-        "margin": 1.0,
-        "optimizer": "adagrad",
-        "lr": 0.5,
-        "adagrad_eps": 1e-4,
+        **paragram_run,
         "constraints": "candidate",
         "reg_initial": 1e-4,
         "epochs": 2,
@@ -309,11 +295,5 @@ def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror):
     assert type(eager) is PairTask
     torch.testing.assert_close(graphed.model.weight, eager.model.weight, **CLOSE)
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-5)
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        total = torch.zeros((), device="cuda")
-        for step in range(graphed.steps_per_epoch - 1):
-            total += graphed.step(step, (torch.arange(100, device="cuda"),))
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.isfinite(total).item()
+    fresh = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
+    _never_waits(fresh, 2, fresh.steps_per_epoch - 2)

@@ -20,21 +20,7 @@ from paracomp.train.config import TrainConfig
 from paracomp.train.pairs import PairTask, pair_task
 from paracomp.train.static_skipping import StaticSkipTask, supports
 
-PARAGRAM = {
-    "objective": "paraphrase",
-    "sampler": "max_skip",
-    "score": "dot",
-    "composer": "sum",
-    "shared_vocab": True,
-    "margin": 1.0,
-    "optimizer": "adagrad",
-    "lr": 0.5,
-    "adagrad_eps": 1e-4,
-    "seed": 1,
-    "epochs": 2,
-    "batch_size": 50,
-    "dim": 10,
-}
+SMALL = {"epochs": 2, "batch_size": 50, "dim": 10}
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +37,8 @@ def phrases(mirror):
     return read_scored_pairs(mirror / "ppdb-phrase-train-60k" / "ppdb_train.txt").slice(0, 300)
 
 
-def _runs(tmp_path, settings, pairs, constraints=None):
-    config = TrainConfig.from_dict({**PARAGRAM, **settings})
+def _runs(tmp_path, run, settings, pairs, constraints=None):
+    config = TrainConfig.from_dict({**run, **SMALL, **settings})
     assert supports(config)
     eager = PairTask(config, pairs, constraints=constraints)
     curves = {"eager": loop.run(eager, tmp_path / "eager", progress=False)}
@@ -70,18 +56,18 @@ def _runs(tmp_path, settings, pairs, constraints=None):
     ],
     ids=["paragram", "constraints-candidate", "constraints-either-mean"],
 )
-def test_static_words_run_is_the_eager_run(tmp_path, words, settings):
+def test_static_words_run_is_the_eager_run(tmp_path, paragram_run, words, settings):
     pairs, lists = words
-    eager, static, curves = _runs(tmp_path, settings, pairs, lists)
+    eager, static, curves = _runs(tmp_path, paragram_run, settings, pairs, lists)
     torch.testing.assert_close(static.model.weight, eager.model.weight, rtol=1e-4, atol=1e-5)
     pd.testing.assert_series_equal(curves["static"]["loss"], curves["eager"]["loss"], rtol=1e-5)
     moved = (eager.model.weight - eager.pull.initial).abs().max()
     assert moved > 0.1  # they trained
 
 
-def test_static_phrases_run_is_the_eager_run(tmp_path, phrases):
+def test_static_phrases_run_is_the_eager_run(tmp_path, paragram_run, phrases):
     """Multi-token segments: identity by token sequence, no constraint lookups."""
-    eager, static, curves = _runs(tmp_path, {"reg_initial": 1e-5}, phrases)
+    eager, static, curves = _runs(tmp_path, paragram_run, {"reg_initial": 1e-5}, phrases)
     torch.testing.assert_close(static.model.weight, eager.model.weight, rtol=1e-4, atol=1e-5)
     pd.testing.assert_series_equal(curves["static"]["loss"], curves["eager"]["loss"], rtol=1e-5)
 
@@ -105,9 +91,10 @@ def test_dense_lookup_bans_what_the_lists_ban(words, rule):
 
 
 @pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
-def test_static_skipping_loss_traces_whole(words):
+def test_static_skipping_loss_traces_whole(paragram_run, words):
     pairs, lists = words
-    config = TrainConfig.from_dict({**PARAGRAM, "constraints": "either", "reg_initial": 1e-4})
+    settings = {**paragram_run, **SMALL, "constraints": "either", "reg_initial": 1e-4}
+    config = TrainConfig.from_dict(settings)
     task = StaticSkipTask(config, pairs, constraints=lists)
     batch = torch.arange(50)
     torch._dynamo.reset()
@@ -117,9 +104,10 @@ def test_static_skipping_loss_traces_whole(words):
     loss.backward()
 
 
-def test_pair_task_is_eager_on_cpu(words):
+def test_pair_task_is_eager_on_cpu(paragram_run, words):
     pairs, lists = words
-    config = TrainConfig.from_dict({**PARAGRAM, "constraints": "candidate"})
+    config = TrainConfig.from_dict({**paragram_run, **SMALL, "constraints": "candidate"})
     assert type(pair_task(config, pairs, constraints=lists)) is PairTask
+    gru = TrainConfig.from_dict({**paragram_run, **SMALL, "composer": "gru"})
     with pytest.raises(ValueError, match="max_skip"):
-        StaticSkipTask(TrainConfig.from_dict({**PARAGRAM, "composer": "gru"}), pairs)
+        StaticSkipTask(gru, pairs)

@@ -127,7 +127,9 @@ class StaticSkipTask(PairTask):
         epoch, skip = divmod(first, self.steps_per_epoch)
         n, size = self.data.n_pairs, self.config.batch_size
         while True:
-            order = torch.randperm(n, generator=self.order).to(self.device)
+            order = torch.randperm(n, generator=self.order)
+            if self.device.type == "cuda":  # pinned: the copy does not wait for the GPU
+                order = order.pin_memory().to(self.device, non_blocking=True)
             for index in range(skip, self.steps_per_epoch):
                 yield (order[index * size : (index + 1) * size],)
             skip = 0
