@@ -1,7 +1,7 @@
 """The static layout of a batch (models.base.StaticLayout, Gridded): by hand, and for every
 composer of models.STATIC_COMPOSERS the same vectors and gradients as the plain batch's and a
 forward and backward that torch.compile traces whole (no host read, no shape that depends on the
-data: what a CUDA graph needs); tree_rnn, the one composer left out, does not trace."""
+data: what a CUDA graph needs), which a plain batch's does not."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import torch
 
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import Gridded, SegmentBatch, StaticLayout, padded_tokens
-from paracomp.models.registry import COMPOSERS, make_composer
+from paracomp.models.registry import make_composer
 
 STATIC = sorted(STATIC_COMPOSERS)
 CLOSE = {"rtol": 1e-6, "atol": 1e-9}
@@ -86,12 +86,17 @@ def test_gridded_traces_whole(name: str) -> None:
     assert tokens.grad is not None and not tokens.grad[int(lengths.sum()) :].any()
 
 
-def test_tree_rnn_is_not_static() -> None:
-    """The check above can fail: tree_rnn's merges read their counts on the host."""
-    assert "tree_rnn" in COMPOSERS and "tree_rnn" not in STATIC_COMPOSERS
-    composer = _composer("tree_rnn")
-    tokens, lengths = torch.randn(35, 8, dtype=torch.float64), torch.tensor(LENGTHS)
+def test_a_plain_batch_does_not_trace_whole() -> None:
+    """The check above can fail: over a plain batch the GRU packs its segments by lengths
+    read on the host."""
+    composer = _composer("gru")
+    grid, lengths = _grid(LENGTHS, 5, composer.word_width)
+    mask = torch.arange(5) < lengths.unsqueeze(1)
+
+    def plain(rows: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        return composer(SegmentBatch(rows, torch.arange(rows.shape[0]), lengths.cumsum(0) - lengths))
+
     torch._dynamo.reset()
-    traced = torch.compile(Gridded(composer, 5), fullgraph=True, backend="aot_eager")
-    with pytest.raises(Exception, match="data-dependent"):
-        traced(tokens, lengths)
+    traced = torch.compile(plain, fullgraph=True, backend="aot_eager", dynamic=False)
+    with torch._dynamo.config.patch(allow_rnn=True), pytest.raises(Exception, match="data-dep"):
+        traced(grid[mask], lengths)

@@ -12,6 +12,8 @@ import pytest
 import torch
 
 from paracomp.models import STATIC_COMPOSERS
+from paracomp.models.registry import make_composer
+from paracomp.models.tree_rnn import TreeBatch
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
@@ -39,6 +41,16 @@ RUNS = {
     },
     "lstm-last": {"composer": "lstm", "reg_composer": 1e-4},
     "lstm_avg-megabatch": {"composer": "lstm_avg", "megabatch": 2, "scramble": 0.3},
+    "tree_rnn-max_skip": {  # wieting2015's RNN (right-branching trees)
+        "composer": "tree_rnn",
+        "sampler": "max_skip",
+        "score": "dot",
+        "margin": 1.0,
+        "optimizer": "adagrad",
+        "lr": 0.5,
+        "lr_composer": 0.05,
+        "adagrad_eps": 1e-4,
+    },
     "wlo-megabatch-prior": {
         "composer": "wlo",
         "score": "log_eip",
@@ -90,7 +102,7 @@ def test_which_pair_tasks_compose_by_cuda_graphs():
     gran = _config("gran").to_dict()
     assert graphed_composer(gran, cuda) and graphed_composer({"composer": "gran"}, "cuda")
     assert not graphed_composer(gran, cpu)
-    for change in ({"cuda_graph": False}, {"boundary_tags": "both"}, {"composer": "tree_rnn"}):
+    for change in ({"cuda_graph": False}, {"boundary_tags": "both"}, {"mixed_precision": True}):
         assert not graphed_composer({**gran, **change}, cuda), change
     assert not graphed_composer({**gran, "composer": "mean"}, cuda) and "mean" in STATIC_COMPOSERS
 
@@ -110,3 +122,15 @@ def test_a_shape_composed_twice_before_its_backward_is_an_error(pairs):
     with torch.no_grad():  # compositions without gradient hold no pending backward
         task.model.compose(ids, starts)
         task.model.compose(ids, starts)
+
+
+def test_parser_trees_are_composed_plainly():
+    """A TreeBatch's trees are not the grid's branching: the runner leaves it to the
+    composer."""
+    composer = make_composer("tree_rnn", 4, torch.Generator().manual_seed(0))
+    runner = GriddedComposer(composer, graphed=False)
+    rows = torch.randn(5, 4, generator=torch.Generator().manual_seed(1))
+    # "a b c" left-branching, (a b) then (ab c); "d e" one merge
+    merges, heights = torch.tensor([[0, 1], [3, 2], [0, 1]]), torch.tensor([1, 2, 1])
+    batch = TreeBatch(rows, torch.arange(5), torch.tensor([0, 3]), merges, heights)
+    assert torch.equal(runner(batch), composer(batch)) and not runner.shapes

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from paracomp.corpus.trees import from_dependencies, left_branching, right_branching
-from paracomp.models.base import SegmentBatch
+from paracomp.models.base import SegmentBatch, StaticLayout
 from paracomp.models.tree_rnn import TreeBatch, TreeRNNComposer, Trees, branching_trees
 
 DIM = 3
@@ -145,3 +145,25 @@ def test_trees_take() -> None:
     assert heights.tolist() == [1, 2, 3, 1, 2]
     with pytest.raises(ValueError, match="merges"):
         Trees.build([right_branching(3)], [4])
+
+
+@pytest.mark.parametrize("side", ["right", "left"])
+def test_static_layout_composes_as_the_levels(side: str) -> None:
+    """Over a StaticLayout batch the RNN steps along the grid: the same vectors and gradients
+    as the merges by level, for either branching, empty and one-token segments included."""
+    composer = TreeRNNComposer(4, torch.Generator().manual_seed(0), "uniform", branching=side)
+    composer = composer.double()
+    lengths = torch.tensor([3, 0, 1, 5, 2])
+    width = 6
+    grid = torch.randn(5, width, 4, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    mask = torch.arange(width) < lengths.unsqueeze(1)
+    rows = grid[mask].clone().requires_grad_()
+    plain = composer(SegmentBatch(rows, torch.arange(rows.shape[0]), lengths.cumsum(0) - lengths))
+    layout = StaticLayout.build(lengths, width)
+    static_rows = grid.reshape(-1, 4)[layout.order].clone().requires_grad_()
+    static = composer(layout.batch(static_rows))[:-1]
+    torch.testing.assert_close(static, plain)
+    weights = torch.randn_like(plain)
+    (plain * weights).sum().backward()
+    (static * weights).sum().backward()
+    torch.testing.assert_close(static_rows.grad[: rows.shape[0]], rows.grad)

@@ -17,11 +17,13 @@ STATIC_COMPOSERS = frozenset(
     | {"wlo", "lstm_avg", "lstm_gaussian"}  # models.gaussian
     | {"lstm", "lstmavg", "bilstmavg", "bigran", "gran5_mean"}  # models.peephole, untagged
     | {"gran", "gran2", "gran3", "gran4", "gran5"}
+    | {"tree_rnn"}  # models.tree_rnn, over its default branching trees
 )
 """Composers whose forward over a :class:`~paracomp.models.base.StaticLayout` batch has shapes
 fixed by the layout and reads nothing back on the host (the peephole ones with
-``boundary_tags`` ``none``): a step over them can be captured in a CUDA graph (tests trace each
-with ``torch.compile(fullgraph=True)``). Only ``tree_rnn`` is not."""
+``boundary_tags`` ``none``; ``tree_rnn`` over its branching trees, not a batch's parser trees):
+a step over them can be captured in a CUDA graph (tests trace each with
+``torch.compile(fullgraph=True)``)."""
 
 PROBABILISTIC_COMPOSERS = frozenset({"wlo", "lstm_gaussian"})
 """Composers whose output rows are diagonal Gaussians ``[μ | log σ²]`` (models.gaussian)."""

@@ -151,6 +151,8 @@ class TreeRNNComposer(Composer):
         self.bias = nn.Parameter(torch.zeros(dim))
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
+        if batch.grid is not None and not isinstance(batch, TreeBatch) and self.branching:
+            return self._gridded(batch)
         lengths = batch.lengths()
         if isinstance(batch, TreeBatch):
             merges, heights = batch.merges, batch.heights
@@ -172,6 +174,27 @@ class TreeRNNComposer(Composer):
         if slot is not None:
             root = torch.where(counts > 0, slot[(first + counts - 1).clamp_min(0)], root)
         return states[root] * (lengths > 0).unsqueeze(1).to(states.dtype)
+
+    def _gridded(self, batch: SegmentBatch) -> torch.Tensor:
+        """A :class:`~paracomp.models.base.StaticLayout` batch over its ``branching`` trees, one
+        step per grid position: right-branching from each segment's last token leftwards
+        (``h ← tanh(W [x_t; h] + b)``), left-branching from its first rightwards (``h ←
+        tanh(W [h; x_t] + b)``), the same merges as the levels of :meth:`forward`, in shapes
+        that do not depend on the lengths."""
+        assert batch.grid is not None and batch.mask is not None
+        tokens = batch.tokens()[batch.grid]  # (n, width, dim)
+        lengths = batch.mask.sum(1, keepdim=True)
+        right = self.branching == "right"
+        h = tokens.new_zeros(tokens.shape[0], self.dim)
+        width = tokens.shape[1]
+        for t in range(width - 1, -1, -1) if right else range(width):
+            x = tokens[:, t]
+            pair = torch.cat([x, h] if right else [h, x], dim=1)
+            merged = torch.tanh(torch.addmm(self.bias, pair, self.weight.T))
+            leaf = (lengths - 1 == t) if right else (lengths > 0) & (t == 0)
+            inner = (t < lengths - 1) if right else (t > 0) & (t < lengths)
+            h = torch.where(leaf, x, torch.where(inner, merged, h))
+        return h
 
     def _merge(
         self,

@@ -13,7 +13,7 @@ last of an epoch) run eagerly.
 
 :class:`GriddedComposer`: the composer alone, for steps that stay eager around it (pair
 objectives with learned composers: Wieting & Gimpel's LSTMs and GRANs, Chen & Gimpel's LSTMs,
-dropout, scrambling and mega-batches included). A recurrent composer's step by step loop is
+Wieting et al.'s RNN over branching trees; dropout, scrambling and mega-batches included). A recurrent composer's step by step loop is
 most of such a step's kernel launches; as :class:`~paracomp.models.base.Gridded` it runs over a
 grid of fixed shape, captured forward and backward once per shape and replayed.
 """
@@ -110,6 +110,8 @@ class GriddedComposer:
         self.pending: set[tuple[int, int, bool, bool]] = set()
 
     def __call__(self, batch: SegmentBatch) -> torch.Tensor:
+        if type(batch) is not SegmentBatch:  # e.g. a TreeBatch's parser trees: composed plainly
+            return self.composer(batch)
         longest = int(batch.lengths().max()) if len(batch) else 0
         width = self.bucket * max(-(-longest // self.bucket), 1)
         tokens, lengths = padded_tokens(batch, width)
