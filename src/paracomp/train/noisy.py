@@ -28,7 +28,7 @@ from __future__ import annotations
 import torch
 
 from paracomp.losses.hinge import HingeObjective, PairBatch
-from paracomp.losses.negatives import NegativeSampler, RandomSampler
+from paracomp.losses.negatives import Layout, NegativeSampler, RandomSampler
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import Segments
 from paracomp.train.perturb import InputNoise
@@ -44,23 +44,36 @@ def noisy_loss(
 ) -> torch.Tensor:
     """The batch's loss (module docstring) with autograd, negatives mined without dropout."""
     ids, starts, layout, _ = objective._segments(batch, sampler)
-    b, score = layout.batch, objective.score
+    b = layout.batch
     if isinstance(sampler, RandomSampler):  # picks rows without looking at them
         clean = ids.new_empty(len(starts), 0, dtype=model.weight.dtype)
     else:
         with torch.no_grad():
             clean = model(ids, starts)
-    negatives = sampler.sample(clean, layout, score)
+    negatives = sampler.sample(clean, layout, objective.score)
     k = negatives.shape[1]
     anchors = torch.arange(2 * b, device=negatives.device)
     segments = Segments(ids, torch.cat([starts, starts.new_tensor([ids.numel()])]))
     taken_ids, taken_starts = segments.take(torch.cat([anchors, negatives.reshape(-1)]))
     words = model.lookup(taken_ids.to(ids.device), taken_starts.to(ids.device))
     vectors = model.composed(noise.dropped(words, generator))
+    sq_norm = words.rows.pow(2).sum() if objective.reg else None
+    return noisy_total(objective, vectors, layout, k, sq_norm)
+
+
+def noisy_total(
+    objective: HingeObjective,
+    vectors: torch.Tensor,
+    layout: Layout,
+    k: int,
+    sq_norm: torch.Tensor | None,
+) -> torch.Tensor:
+    """The loss from the composed ``2B`` anchors and, after them, their ``2B·k`` negatives
+    (step 2 of the module docstring)."""
+    b, score = layout.batch, objective.score
     composed, others = vectors[: 2 * b], vectors[2 * b :]
     positive = score.pairwise(composed[:b].unsqueeze(1), composed[b:].unsqueeze(1)).view(b)
     negative = score.pairwise(composed.unsqueeze(1), others.view(2 * b, k, vectors.shape[1])).squeeze(1)
     terms = objective._terms(positive, negative)
-    sq_norm = words.rows.pow(2).sum() if objective.reg else None
     attraction = objective._attraction(composed, layout)
     return objective._total(terms.sum(), layout, sq_norm, attraction)

@@ -184,6 +184,19 @@ class PairTask(loop.Task):
                     yield batch
             epoch, skip = epoch + 1, 0
 
+    def pair_ids(self, first: int) -> Iterator[tuple[torch.Tensor]]:
+        """The pair ids (on the device) of the batches of steps ``first``, ``first + 1``, …,
+        in :meth:`batches`' order: the batches of the static steps."""
+        skip = first % self.steps_per_epoch
+        n, size = self.data.n_pairs, self.config.batch_size
+        while True:
+            order = torch.randperm(n, generator=self.order)
+            if self.device.type == "cuda":  # pinned: the copy does not wait for the GPU
+                order = order.pin_memory().to(self.device, non_blocking=True)
+            for index in range(skip, self.steps_per_epoch):
+                yield (order[index * size : (index + 1) * size],)
+            skip = 0
+
     def batch_pairs(self, batch: Batch | MegaStep) -> int:
         return batch.size if isinstance(batch, MegaStep) else batch[0].numel()
 
@@ -316,15 +329,26 @@ def pair_task(
 ) -> PairTask:
     """The task of a run: on CUDA with ``cuda_graph``, where one applies, a static-shape step
     replayed from a CUDA graph (:class:`~paracomp.train.static.StaticPairTask`,
-    :class:`~paracomp.train.static_skipping.StaticSkipTask`)."""
+    :class:`~paracomp.train.static_skipping.StaticSkipTask`,
+    :class:`~paracomp.train.static_learned.StaticLearnedTask`); otherwise the eager step, whose
+    composer may replay from CUDA graphs (:func:`graphed_composer`)."""
     if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
-        from paracomp.train import static, static_skipping
+        from paracomp.train import static, static_learned, static_skipping
 
         if static.supports(config):
             return static.StaticPairTask(config, pairs, init)
         if static_skipping.supports(config):
             return static_skipping.StaticSkipTask(config, pairs, init, constraints, graphed=True)
+        if static_learned.supports(config) and not _has_trees(pairs):
+            return static_learned.StaticLearnedTask(config, pairs, init, graphed=True)
     return PairTask(config, pairs, init, constraints)
+
+
+def _has_trees(pairs: pa.Table | EncodedPairs) -> bool:
+    """Whether the pairs come with parser trees (dependency heads)."""
+    if isinstance(pairs, EncodedPairs):
+        return pairs.trees is not None
+    return any(column in pairs.column_names for column in HEADS)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ def per_token(batch: SegmentBatch) -> SegmentBatch:
     """The same segments with one row per token occurrence: ``rows = batch.tokens()``,
     ``ids = 0 … N − 1``."""
     ids = torch.arange(batch.ids.numel(), device=batch.ids.device)
-    return SegmentBatch(batch.tokens(), ids, batch.offsets)
+    return SegmentBatch(batch.tokens(), ids, batch.offsets, grid=batch.grid, mask=batch.mask)
 
 
 def _uniform(
@@ -50,7 +50,7 @@ def _dropped(tokens: SegmentBatch, keep: torch.Tensor, rate: float) -> SegmentBa
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"dropout rates must lie in [0, 1), got {rate}")
     scaled = tokens.rows * keep.to(tokens.rows.dtype) / (1.0 - rate)
-    return SegmentBatch(scaled, tokens.ids, tokens.offsets)
+    return SegmentBatch(scaled, tokens.ids, tokens.offsets, grid=tokens.grid, mask=tokens.mask)
 
 
 def dropout(batch: SegmentBatch, rate: float, generator: torch.Generator) -> SegmentBatch:
@@ -69,20 +69,28 @@ def word_dropout(batch: SegmentBatch, rate: float, generator: torch.Generator) -
 
 
 def scramble(
-    ids: torch.Tensor, offsets: torch.Tensor, rate: float, generator: torch.Generator
+    ids: torch.Tensor,
+    offsets: torch.Tensor,
+    rate: float,
+    generator: torch.Generator,
+    pairs: int | None = None,
 ) -> torch.Tensor:
     """``ids`` with the tokens of both segments of each drawn pair shuffled.
 
     The ``2B`` segments are side 1 of ``B`` pairs, then side 2 (segment ``i`` pairs with
-    ``i + B``), each starting at its ``offsets`` entry. Each pair is drawn with probability
-    ``rate``; a drawn pair's two segments are each permuted uniformly at random, the others
-    are left as they are. Draws ``B + N`` uniforms."""
+    ``i + B``), each starting at its ``offsets`` entry; with ``pairs`` (``B``) segments after
+    the ``2B`` (a :class:`~paracomp.models.base.StaticLayout`'s pads) stay as they are. Each
+    pair is drawn with probability ``rate``; a drawn pair's two segments are each permuted
+    uniformly at random, the others are left as they are. Draws ``B + N`` uniforms."""
     n = offsets.numel()
-    if n % 2:
+    if pairs is None and n % 2:
         raise ValueError(f"scrambling needs the segments of whole pairs, got {n} segments")
+    b = n // 2 if pairs is None else pairs
     total = ids.numel()
     lengths = torch.diff(offsets, append=offsets.new_tensor([total]))
-    drawn = (_uniform((n // 2,), generator, ids) < rate).repeat(2)
+    drawn = (_uniform((b,), generator, ids) < rate).repeat(2)
+    if 2 * b < n:
+        drawn = torch.cat([drawn, drawn.new_zeros(n - 2 * b)])
     keys = _uniform((total,), generator, ids)
     segment = torch.repeat_interleave(lengths, output_size=total)
     position = torch.arange(total, device=ids.device) - offsets.index_select(0, segment)

@@ -123,16 +123,7 @@ class StaticSkipTask(PairTask):
         self.lengths = lengths.clamp_min(1).to(self.device, torch.float32)
 
     def batches(self, first: int) -> Iterator[tuple[torch.Tensor]]:
-        """The pair ids of each batch, as :meth:`PairTask.batches` orders them."""
-        epoch, skip = divmod(first, self.steps_per_epoch)
-        n, size = self.data.n_pairs, self.config.batch_size
-        while True:
-            order = torch.randperm(n, generator=self.order)
-            if self.device.type == "cuda":  # pinned: the copy does not wait for the GPU
-                order = order.pin_memory().to(self.device, non_blocking=True)
-            for index in range(skip, self.steps_per_epoch):
-                yield (order[index * size : (index + 1) * size],)
-            skip = 0
+        return self.pair_ids(first)
 
     def step(self, step: int, batch: tuple[torch.Tensor]) -> torch.Tensor:
         return self._call(batch[0])

@@ -1,0 +1,273 @@
+"""The step of the pair objectives through autograd (learned composers: Wieting & Gimpel's
+LSTMs and GRANs, word averaging with Adam or dropout, …) in shapes fixed by the batch size and
+the data's longest segment, replayed from a CUDA graph on a GPU.
+
+The eager step (:meth:`PairTask.step <paracomp.train.pairs.PairTask.step>`) gathers the rows of
+a batch's distinct words (``unique``), takes the negatives' segments by their lengths and hands
+the optimisers sparse gradients of those rows: shapes that follow the batch and reads on the
+host, which a CUDA graph cannot hold. :class:`StaticLearnedTask` instead keeps the segments on
+the device as a padded grid and, each step,
+
+- lays the batch's ``2B`` segments out with :class:`~paracomp.models.base.StaticLayout` (real
+  tokens first, the pads as one more segment whose vector is dropped), scrambles them
+  (:func:`~paracomp.train.perturb.scramble`, the pads left alone), composes them (without
+  gradient where negatives are mined before dropout, :mod:`paracomp.train.noisy`), mines with
+  the eager step's sampler, and composes the anchors and their negatives' copies again from a
+  second layout, dropped out, or the ``2B`` once without dropout (the objective's own hinge);
+- takes the gradient of the whole word table (dense) and updates it as the eager optimiser
+  updates the rows it is given: AdaGrad and SGD leave the rows without gradient as they are;
+  lazy Adam (``torch.optim.SparseAdam``) moves only the rows the batch uses (or every row
+  under ``reg_initial``, whose pull reaches them all), with its moments and bias correction;
+  the composer's parameters go to the eager dense optimiser (Adam ``capturable`` on CUDA) or
+  to AdaGrad's update by hand.
+
+Random draws come from the eager step's generators, in its order. Graphed, the perturbations
+(scrambling, dropout) draw for every position of the grid, pads included, from a device
+generator of the same seed (the eager CUDA step draws them on the CPU): other, identically
+distributed draws, saved in the checkpoint beside the eager ones. Otherwise (on a CPU) they
+draw for the real tokens only, reading their count on the host, from the eager step's
+generator: a run equals the eager one up to rounding (tested). The optimisers' states are
+the eager ones', so checkpoints move between the two steps.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import torch
+
+from paracomp.losses.negatives import Layout, MaxSampler, RandomSampler
+from paracomp.losses.regularizers import composition_l2
+from paracomp.models import STATIC_COMPOSERS
+from paracomp.models.base import SegmentBatch, StaticLayout
+from paracomp.models.vocab import EncodedPairs
+from paracomp.train.config import TrainConfig
+from paracomp.train.noisy import noisy_total
+from paracomp.train.pairs import PairTask, perturbation_seed
+from paracomp.train.perturb import scramble
+
+
+def supports(config: TrainConfig) -> bool:
+    """Whether :class:`StaticLearnedTask` trains ``config``: a pair objective with MAX, MIX or
+    random in-batch negatives, a composer of :data:`~paracomp.models.STATIC_COMPOSERS`
+    (untagged), AdaGrad, Adam or SGD, and none of the settings it does not implement
+    (mega-batches, the prior, the lazy L2 ``reg``, autocast)."""
+    return (
+        config.pairs
+        and (config.sampler in ("max", "mix") or (config.sampler, config.pool) == ("random", "batch"))
+        and config.composer in STATIC_COMPOSERS
+        and config.boundary_tags == "none"
+        and config.optimizer in ("adagrad", "adam", "sgd")
+        and not (config.megabatch or config.prior_weight or config.reg or config.mixed_precision)
+    )
+
+
+class StaticLearnedTask(PairTask):
+    """A :class:`PairTask` of :func:`supports` with the static step (module docstring);
+    ``graphed`` (CUDA) replays it from a CUDA graph. ``static_draws`` (default: ``graphed``)
+    perturbs every grid position, as the graph does, instead of the real tokens only."""
+
+    def __init__(
+        self,
+        config: TrainConfig,
+        pairs: pa.Table | EncodedPairs,
+        init: tuple[Sequence[str], np.ndarray] | None = None,
+        graphed: bool = False,
+        static_draws: bool | None = None,
+    ):
+        if not supports(config):
+            raise ValueError(f"no static step for this run (composer {config.composer!r})")
+        super().__init__(config, pairs, init)
+        if self.data.trees is not None:
+            raise ValueError("the static step composes no parser trees")
+        self.model.runner = None
+        self._grid()
+        self.table, self.dense = self.optimizer.optimizers[0], self.optimizer.optimizers[1:]
+        weight = self.model.weight
+        if config.optimizer == "adam":
+            state = self.table.state[weight]
+            state.setdefault("step", 0)
+            state.setdefault("exp_avg", torch.zeros_like(weight))
+            state.setdefault("exp_avg_sq", torch.zeros_like(weight))
+            self.adam_step = torch.zeros((), device=self.device)
+            if graphed:
+                for group in self.dense[0].param_groups if self.dense else []:
+                    group["capturable"] = True
+        elif config.optimizer == "adagrad":
+            self.table.state[weight].setdefault("sum", torch.zeros_like(weight))
+        self.noise_generator = self.perturb
+        if graphed and self.perturb is not None:
+            self.noise_generator = torch.Generator(device=self.device)
+            self.noise_generator.manual_seed(perturbation_seed(config))
+        self.graphed = graphed
+        self.static_draws = graphed if static_draws is None else static_draws
+        self._call = self._step
+        if graphed:
+            from paracomp.train.cuda_graph import GraphedStep
+
+            generators = [self.sampler.generator]
+            if self.noise_generator is not None:
+                generators.append(self.noise_generator)
+            self._call = GraphedStep(self._step, config.batch_size, generators)
+
+    def _grid(self) -> None:
+        """The segments as a padded id grid and their lengths, on the device."""
+        segments = self.data.segments
+        ids, offsets = segments.ids.cpu().long(), segments.offsets.cpu()
+        lengths = offsets[1:] - offsets[:-1]
+        self.width = max(int(lengths.max()) if lengths.numel() else 0, 1)
+        mask = torch.arange(self.width) < lengths.unsqueeze(1)
+        grid = torch.zeros(lengths.numel(), self.width, dtype=torch.long)
+        grid[mask] = ids
+        self.grid, self.lengths = grid.to(self.device), lengths.to(self.device)
+
+    def batches(self, first: int) -> Iterator[tuple[torch.Tensor]]:
+        return self.pair_ids(first)
+
+    def step(self, step: int, batch: tuple[torch.Tensor]) -> torch.Tensor:
+        if self.config.optimizer == "adam":  # the host's count, for checkpoints
+            self.table.state[self.model.weight]["step"] += 1
+        for optimizer in self.dense if self.config.optimizer == "adagrad" else []:
+            for param in optimizer.param_groups[0]["params"]:
+                state = optimizer.state[param]
+                state["step"] = state.get("step", torch.tensor(0.0)) + 1
+        return self._call(batch[0])
+
+    def loss(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The objective on the batch of ``pairs`` and the token ids it used (each real token
+        once; ``-1`` for the pads)."""
+        b, model, noise, generator = pairs.numel(), self.model, self.noise, self.noise_generator
+        segments = torch.cat([pairs, pairs + self.data.n_pairs])
+        lengths = self.lengths.index_select(0, segments)
+        layout = StaticLayout.build(lengths, self.width)
+        ids = layout.ids(self.grid.index_select(0, segments))
+        exact = None if self.static_draws else int(lengths.sum())
+        if noise.scramble:
+            assert generator is not None
+            if exact is None:
+                ids = scramble(ids, layout.offsets, noise.scramble, generator, pairs=b)
+            else:  # the eager step's draws: the real tokens' only
+                head = scramble(ids[:exact], layout.offsets[:-1], noise.scramble, generator)
+                ids = torch.cat([head, ids[exact:]])
+        real = torch.arange(ids.numel(), device=ids.device) < lengths.sum()
+        used = ids.masked_fill(~real, -1)
+        pairs_layout = Layout(b)
+        if not self.dropping:
+            vectors = model.composer(layout.batch(model.weight.index_select(0, ids)))[:-1]
+            hinge = self.objective.hinge(vectors, pairs_layout, self.sampler).sum()
+            attraction = self.objective._attraction(vectors, pairs_layout)
+            loss = self.objective._total(hinge, pairs_layout, None, attraction)
+        else:
+            assert generator is not None
+            if isinstance(self.sampler, MaxSampler):
+                with torch.no_grad():
+                    rows = model.weight.index_select(0, ids)
+                    clean = model.composer(layout.batch(rows))[:-1]
+            else:
+                assert isinstance(self.sampler, RandomSampler)
+                clean = ids.new_empty(2 * b, 0, dtype=model.weight.dtype)
+            negatives = self.sampler.sample(clean, pairs_layout, self.objective.score)
+            taken = torch.cat([torch.arange(2 * b, device=ids.device), negatives.view(-1)])
+            scrambled = ids[layout.grid[:-1]]  # the batch's grid, as scrambled
+            taken_lengths = lengths.index_select(0, taken)
+            again = StaticLayout.build(taken_lengths, self.width)
+            rows = model.weight.index_select(0, again.ids(scrambled.index_select(0, taken)))
+            if exact is None:
+                words = noise.dropped(again.batch(rows), generator)
+            else:  # the eager step's draws: the real tokens' only
+                n = int(taken_lengths.sum())
+                local = torch.arange(n, device=rows.device)
+                head = SegmentBatch(rows[:n], local, again.offsets[:-1])
+                words = again.batch(torch.cat([noise.dropped(head, generator).rows, rows[n:]]))
+            vectors = model.composer(words)[:-1]
+            loss = noisy_total(self.objective, vectors, pairs_layout, negatives.shape[1], None)
+        if self.config.reg_composer:
+            loss = loss + composition_l2(model.composer.parameters(), self.config.reg_composer)
+        return loss, used
+
+    def _step(self, pairs: torch.Tensor) -> torch.Tensor:
+        loss, used = self.loss(pairs)
+        weight = self.model.weight
+        self.optimizer.zero_grad()
+        loss.backward()
+        loss = loss.detach()
+        grad = weight.grad
+        assert grad is not None and not grad.is_sparse
+        with torch.no_grad():
+            if self.pull is not None:
+                diff = weight - self.pull.initial
+                loss = loss + torch.dot(diff.view(-1), diff.view(-1)) * (self.pull.lam / 2)
+                grad.add_(diff, alpha=self.pull.lam)
+            self._update_table(grad, used)
+            self._update_dense()
+        return loss
+
+    def _update_table(self, grad: torch.Tensor, used: torch.Tensor) -> None:
+        """The eager table optimiser's update, on every row (module docstring)."""
+        weight, group = self.model.weight, self.table.param_groups[0]
+        lr = group["lr"]
+        if self.config.optimizer == "sgd":
+            weight.add_(grad, alpha=-lr)
+        elif self.config.optimizer == "adagrad":
+            sums = self.table.state[weight]["sum"]
+            sums.addcmul_(grad, grad)
+            weight.addcdiv_(grad, sums.sqrt().add_(group["eps"]), value=-lr)
+        else:
+            self._lazy_adam(grad, used, group)
+
+    def _lazy_adam(self, grad: torch.Tensor, used: torch.Tensor, group: Mapping[str, Any]) -> None:
+        """``torch.optim.SparseAdam`` on the rows the batch uses (all rows under
+        ``reg_initial``), with the step counted on the device."""
+        weight, state = self.model.weight, self.table.state[self.model.weight]
+        beta1, beta2 = group["betas"]
+        if self.pull is None:
+            counts = torch.zeros(weight.shape[0] + 1, device=weight.device)
+            slots = used.masked_fill(used < 0, weight.shape[0])
+            counts.index_add_(0, slots, torch.ones_like(slots, dtype=counts.dtype))
+            touched = (counts[:-1] > 0).unsqueeze(1)
+        else:
+            touched = torch.ones((), dtype=torch.bool, device=weight.device)
+        self.adam_step += 1
+        m, v = state["exp_avg"], state["exp_avg_sq"]
+        m.copy_(torch.where(touched, m + (grad - m) * (1 - beta1), m))
+        v.copy_(torch.where(touched, v + (grad * grad - v) * (1 - beta2), v))
+        correction1 = 1 - beta1**self.adam_step
+        correction2 = 1 - beta2**self.adam_step
+        step_size = group["lr"] * correction2.sqrt() / correction1
+        update = m / (v.sqrt() + group["eps"]) * step_size
+        weight.sub_(torch.where(touched, update, 0.0))
+
+    def _update_dense(self) -> None:
+        """The composer's parameters: the eager dense optimiser, or AdaGrad by hand (torch's
+        cannot be captured; its ``step`` is counted on the host, :meth:`step`)."""
+        for optimizer in self.dense:
+            if self.config.optimizer != "adagrad":
+                optimizer.step()
+                continue
+            group = optimizer.param_groups[0]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = optimizer.state[param]
+                sums = state.setdefault("sum", torch.zeros_like(param))
+                sums.addcmul_(param.grad, param.grad)
+                param.addcdiv_(param.grad, sums.sqrt().add_(group["eps"]), value=-group["lr"])
+
+    def state_dict(self) -> dict[str, Any]:
+        state = super().state_dict()
+        if self.graphed and self.noise_generator is not None:
+            state["noise_device"] = self.noise_generator.get_state()
+        return state
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        super().load_state_dict(state)
+        if self.config.optimizer == "adam":
+            self.adam_step.fill_(float(self.table.state[self.model.weight]["step"]))
+            for group in self.dense[0].param_groups if self.dense and self.graphed else []:
+                group["capturable"] = True
+        if self.graphed and self.noise_generator is not None and "noise_device" in state:
+            self.noise_generator.set_state(state["noise_device"])
+
