@@ -15,9 +15,9 @@ one composition of the 2B segments). ``nn.LSTM`` is ``lstm_avg``'s
 :class:`~paracomp.models.gaussian.LSTMAvgComposer` (packed ``nn.LSTM``, no peepholes, mean of
 the states) at the same width, swapped into the same task (composed eagerly: packed, cuDNN on
 CUDA). Pairs/s = 100 · steps / seconds, best of ``--repeats``. On CUDA the encoders run as the
-trainer runs them: ``--cuda-graph`` (default) replays the composer from CUDA graphs
-(:class:`~paracomp.train.cuda_graph.GriddedComposer`, captured in the warm-up steps),
-``--no-cuda-graph`` composes eagerly.
+trainer runs them (:func:`~paracomp.train.pairs.pair_task`): ``--cuda-graph`` (default) replays
+the whole step from a CUDA graph (:class:`~paracomp.train.static_learned.StaticLearnedTask`,
+captured in the warm-up steps), ``--no-cuda-graph`` runs the eager step.
 
 Measured 2026-11-26 on this project's shared 2-core CPU machine, NOT idle (load 7.7–7.9 from
 other sessions' jobs, so the figures are indicative only), torch 2.13 CPU, ``--threads 2
@@ -53,7 +53,7 @@ import torch
 from paracomp.models.gaussian import LSTMAvgComposer
 from paracomp.train.config import TrainConfig
 from paracomp.train.optim import make_optimizer
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs import PairTask, pair_task
 
 ENCODERS = [
     "lstm",
@@ -115,12 +115,12 @@ def task_for(encoder: str, pairs: pa.Table, args: argparse.Namespace) -> PairTas
     if args.noise:
         settings.update(scramble=0.5, dropout=0.4)
     config = TrainConfig.from_dict(settings)
-    task = PairTask(config, pairs)
-    if encoder == "nn.LSTM":
-        composer = LSTMAvgComposer(args.dim, torch.Generator().manual_seed(0), word_width=args.dim)
-        task.model.composer = composer.to(task.device)
-        task.model.runner = None
-        task.optimizer = make_optimizer(task.model, config.optimizer, config.lr, config.lr_composer)
+    if encoder != "nn.LSTM":
+        return pair_task(config, pairs)
+    task = PairTask(TrainConfig.from_dict({**settings, "cuda_graph": False}), pairs)
+    composer = LSTMAvgComposer(args.dim, torch.Generator().manual_seed(0), word_width=args.dim)
+    task.model.composer = composer.to(task.device)
+    task.optimizer = make_optimizer(task.model, config.optimizer, config.lr, config.lr_composer)
     return task
 
 
