@@ -23,7 +23,6 @@ from paracomp.train.pairs import PairTask, pair_task, segment_pairs
 from paracomp.train.stacked import StackedPairTask
 from paracomp.train.static import StaticPairTask
 from paracomp.train.static_learned import StaticLearnedTask
-from paracomp.train.static_skipping import StaticSkipTask
 from paracomp.train.static_targets import StaticTargetTask
 from paracomp.train.targets import TargetTask, target_task
 
@@ -288,7 +287,7 @@ def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror, paragram_r
         "device": "cuda",
     }
     graphed = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
-    assert isinstance(graphed, StaticSkipTask)
+    assert isinstance(graphed, StaticLearnedTask)
     _, graphed_losses = _run(graphed, tmp_path / "graphed")
     assert graphed._call.graph is not None
     eager_config = TrainConfig.from_dict({**settings, "cuda_graph": False})

@@ -329,18 +329,16 @@ def pair_task(
 ) -> PairTask:
     """The task of a run: on CUDA with ``cuda_graph``, where one applies, a static-shape step
     replayed from a CUDA graph (:class:`~paracomp.train.static.StaticPairTask`,
-    :class:`~paracomp.train.static_skipping.StaticSkipTask`,
     :class:`~paracomp.train.static_learned.StaticLearnedTask`); otherwise the eager step, whose
     composer may replay from CUDA graphs (:func:`graphed_composer`)."""
     if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
-        from paracomp.train import static, static_learned, static_skipping
+        from paracomp.train import static, static_learned
 
         if static.supports(config):
             return static.StaticPairTask(config, pairs, init)
-        if static_skipping.supports(config):
-            return static_skipping.StaticSkipTask(config, pairs, init, constraints, graphed=True)
         if static_learned.supports(config) and not _has_trees(pairs):
-            return static_learned.StaticLearnedTask(config, pairs, init, graphed=True)
+            task = static_learned.StaticLearnedTask
+            return task(config, pairs, init, constraints, graphed=True)
     return PairTask(config, pairs, init, constraints)
 
 

@@ -1,6 +1,7 @@
 """The step of the pair objectives through autograd (learned composers: Wieting & Gimpel's
-LSTMs and GRANs, word averaging with Adam or dropout, …) in shapes fixed by the batch size and
-the data's longest segment, replayed from a CUDA graph on a GPU.
+LSTMs and GRANs, word averaging with Adam or dropout, Wieting et al.'s PARAGRAM and RNN, …) in
+shapes fixed by the batch size and the data's longest segment, replayed from a CUDA graph on a
+GPU.
 
 The eager step (:meth:`PairTask.step <paracomp.train.pairs.PairTask.step>`) gathers the rows of
 a batch's distinct words (``unique``), takes the negatives' segments by their lengths and hands
@@ -14,6 +15,9 @@ the device as a padded grid and, each step,
   gradient where negatives are mined before dropout, :mod:`paracomp.train.noisy`), mines with
   the eager step's sampler, and composes the anchors and their negatives' copies again from a
   second layout, dropped out, or the ``2B`` once without dropout (the objective's own hinge);
+  ``max_skip`` (:class:`~paracomp.losses.constrained.SkippingHingeObjective`) mines with keys
+  precomputed per segment and looks every (anchor, candidate) pair up in the constraint lists
+  (the eager step computes keys per batch on the host and walks the lists);
 - takes the gradient of the whole word table (dense) and updates it as the eager optimiser
   updates the rows it is given: AdaGrad and SGD leave the rows without gradient as they are;
   lazy Adam (``torch.optim.SparseAdam``) moves only the rows the batch uses (or every row
@@ -32,14 +36,20 @@ the eager ones', so checkpoints move between the two steps.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import torch
 
-from paracomp.losses.negatives import Layout, MaxSampler, RandomSampler
+from paracomp.losses.constrained import (
+    ConstrainedMaxSampler,
+    ForbiddenPairs,
+    _Keyed,
+    segment_keys,
+)
+from paracomp.losses.negatives import Layout, MaxSampler, NegativeSampler, RandomSampler
 from paracomp.losses.regularizers import composition_l2
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import SegmentBatch, StaticLayout
@@ -52,12 +62,18 @@ from paracomp.train.perturb import scramble
 
 def supports(config: TrainConfig) -> bool:
     """Whether :class:`StaticLearnedTask` trains ``config``: a pair objective with MAX, MIX or
-    random in-batch negatives, a composer of :data:`~paracomp.models.STATIC_COMPOSERS`
-    (untagged), AdaGrad, Adam or SGD, and none of the settings it does not implement
-    (mega-batches, the prior, the lazy L2 ``reg``, autocast)."""
+    random in-batch negatives, or Wieting et al.'s (2015) ``max_skip`` without perturbations, a
+    composer of :data:`~paracomp.models.STATIC_COMPOSERS` (untagged), AdaGrad, Adam or SGD, and
+    none of the settings it does not implement (mega-batches, the prior, the lazy L2 ``reg``,
+    autocast)."""
+    perturbed = config.scramble or config.dropout or config.word_dropout
     return (
         config.pairs
-        and (config.sampler in ("max", "mix") or (config.sampler, config.pool) == ("random", "batch"))
+        and (
+            config.sampler in ("max", "mix")
+            or (config.sampler, config.pool) == ("random", "batch")
+            or (config.sampler == "max_skip" and not perturbed)
+        )
         and config.composer in STATIC_COMPOSERS
         and config.boundary_tags == "none"
         and config.optimizer in ("adagrad", "adam", "sgd")
@@ -75,16 +91,18 @@ class StaticLearnedTask(PairTask):
         config: TrainConfig,
         pairs: pa.Table | EncodedPairs,
         init: tuple[Sequence[str], np.ndarray] | None = None,
+        constraints: Mapping[str, Collection[str]] | None = None,
         graphed: bool = False,
         static_draws: bool | None = None,
     ):
         if not supports(config):
             raise ValueError(f"no static step for this run (composer {config.composer!r})")
-        super().__init__(config, pairs, init)
+        super().__init__(config, pairs, init, constraints)
         if self.data.trees is not None:
             raise ValueError("the static step composes no parser trees")
         self.model.runner = None
         self._grid()
+        self.mining = self._mining()
         self.table, self.dense = self.optimizer.optimizers[0], self.optimizer.optimizers[1:]
         weight = self.model.weight
         if config.optimizer == "adam":
@@ -114,7 +132,10 @@ class StaticLearnedTask(PairTask):
             self._call = GraphedStep(self._step, config.batch_size, generators)
 
     def _grid(self) -> None:
-        """The segments as a padded id grid and their lengths, on the device."""
+        """The segments as a padded id grid, their lengths and, for ``max_skip``, their keys:
+        the word id of a one-token segment and a key per distinct token sequence (which a batch
+        uses when any of its segments is longer than a word, as
+        :func:`~paracomp.losses.constrained.segment_keys` decides per batch), on the device."""
         segments = self.data.segments
         ids, offsets = segments.ids.cpu().long(), segments.offsets.cpu()
         lengths = offsets[1:] - offsets[:-1]
@@ -123,6 +144,36 @@ class StaticLearnedTask(PairTask):
         grid = torch.zeros(lengths.numel(), self.width, dtype=torch.long)
         grid[mask] = ids
         self.grid, self.lengths = grid.to(self.device), lengths.to(self.device)
+        self.keys: dict[str, torch.Tensor] = {}
+        if isinstance(self.sampler, ConstrainedMaxSampler):
+            starts = offsets[:-1].clamp_max(max(ids.numel() - 1, 0))
+            self.keys = {
+                "single": (lengths == 1).to(self.device),
+                "word": torch.where(lengths == 1, ids[starts], -1).to(self.device),
+                "sequence": segment_keys(ids, offsets[:-1]).to(self.device),
+            }
+
+    def _mining(self) -> ConstrainedMaxSampler | None:
+        """``max_skip``'s sampler with its constraint lists on the device, looking every pair
+        up (``dense``)."""
+        if not isinstance(self.sampler, ConstrainedMaxSampler):
+            return None
+        forbidden = self.sampler.forbidden
+        if forbidden is not None:
+            codes, indptr = forbidden.codes.to(self.device), forbidden.indptr.to(self.device)
+            forbidden = ForbiddenPairs(codes, indptr, forbidden.n_words)
+        sampler = self.sampler
+        rule, skip, floor = sampler.rule, sampler.skip_identical, sampler.floor
+        return ConstrainedMaxSampler(sampler.generator, forbidden, rule, skip, floor, dense=True)
+
+    def _sampler(self, segments: torch.Tensor) -> NegativeSampler:
+        """The sampler of the batch of ``segments`` (``max_skip``'s bound to their keys)."""
+        if self.mining is None:
+            return self.sampler
+        words = self.keys["single"].index_select(0, segments).all()
+        word_keys = self.keys["word"].index_select(0, segments)
+        keys = torch.where(words, word_keys, self.keys["sequence"].index_select(0, segments))
+        return _Keyed(self.mining, keys)
 
     def batches(self, first: int) -> Iterator[tuple[torch.Tensor]]:
         return self.pair_ids(first)
@@ -157,7 +208,7 @@ class StaticLearnedTask(PairTask):
         pairs_layout = Layout(b)
         if not self.dropping:
             vectors = model.composer(layout.batch(model.weight.index_select(0, ids)))[:-1]
-            hinge = self.objective.hinge(vectors, pairs_layout, self.sampler).sum()
+            hinge = self.objective.hinge(vectors, pairs_layout, self._sampler(segments)).sum()
             attraction = self.objective._attraction(vectors, pairs_layout)
             loss = self.objective._total(hinge, pairs_layout, None, attraction)
         else:
