@@ -319,6 +319,8 @@ LEARNED = {
         {"composer": "gran", "reg_initial": 1e-5, "reg_composer": 1e-4},
         {"composer": "gru", "sampler": "mix", "optimizer": "adagrad", "lr": 0.01},
         {"composer": "mean", "optimizer": "sgd", "lr": 0.05},
+        {"composer": "lstm_avg", "megabatch": 2},
+        {"composer": "wlo", "score": "log_eip", "margin": 1.0, "megabatch": 2},
     ],
 )
 def test_graphed_learned_run_is_the_eager_cuda_run(tmp_path, bible_sample, run):
@@ -331,7 +333,7 @@ def test_graphed_learned_run_is_the_eager_cuda_run(tmp_path, bible_sample, run):
     assert graphed._call.graph is not None
     eager = PairTask(TrainConfig.from_dict({**LEARNED, **run, "cuda_graph": False}), pairs)
     _, eager_losses = _run(eager, tmp_path / "eager")
-    atol = 0.02 * eager.config.lr if eager.config.optimizer == "adagrad" else 1e-4
+    atol = 0.2 * eager.config.lr if eager.config.optimizer in ("adam", "adagrad") else 1e-4
     for mine, theirs in zip(graphed.model.parameters(), eager.model.parameters(), strict=True):
         torch.testing.assert_close(mine, theirs, rtol=1e-4, atol=atol)
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)

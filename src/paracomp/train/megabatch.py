@@ -170,16 +170,23 @@ class MegaBatchMode:
         batch = model.lookup(ids, starts)
         dropping = self.noise.dropout or self.noise.word_dropout
         vectors = model.composed(self.noise.dropped(batch, generator) if dropping else batch)
-        s1, s2, n1, n2 = vectors.split(step.size)
-        score, margin = self.objective.score, self.objective.margin
-        positive = score.paired(s1, s2)
-        terms = F.relu(margin - positive + score.paired(s1, n1))
-        terms = terms + F.relu(margin - positive + score.paired(s2, n2))
+        loss = mega_hinge(self.objective, vectors)
         scale = 1.0 / step.size if self.objective.reduction == "mean" else 1.0
-        loss = terms.sum() * scale
         if self.objective.reg:
             loss = loss + self.objective.reg * batch.rows.pow(2).sum()
         if self.prior_weight:
             prior = wlo_prior(model.composer, batch, self.prior).sum()
             loss = loss + self.prior_weight * scale * prior
         return loss
+
+
+def mega_hinge(objective: HingeObjective, vectors: torch.Tensor) -> torch.Tensor:
+    """The hinge of a step's composed ``s1``, ``s2``, ``n1``, ``n2`` (``4·size`` rows), reduced
+    over pairs as ``objective`` reduces (step 3 of the module docstring)."""
+    s1, s2, n1, n2 = vectors.chunk(4)
+    score, margin = objective.score, objective.margin
+    positive = score.paired(s1, s2)
+    terms = F.relu(margin - positive + score.paired(s1, n1))
+    terms = terms + F.relu(margin - positive + score.paired(s2, n2))
+    scale = 1.0 / s1.shape[0] if objective.reduction == "mean" else 1.0
+    return terms.sum() * scale

@@ -53,8 +53,9 @@ from paracomp.losses.negatives import Layout, MaxSampler, NegativeSampler, Rando
 from paracomp.losses.regularizers import composition_l2
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import SegmentBatch, StaticLayout
-from paracomp.models.vocab import EncodedPairs
+from paracomp.models.vocab import EncodedPairs, Segments
 from paracomp.train.config import TrainConfig
+from paracomp.train.megabatch import MegaStep, mega_hinge
 from paracomp.train.noisy import noisy_total
 from paracomp.train.pairs import PairTask, perturbation_seed
 from paracomp.train.perturb import scramble
@@ -64,8 +65,8 @@ def supports(config: TrainConfig) -> bool:
     """Whether :class:`StaticLearnedTask` trains ``config``: a pair objective with MAX, MIX or
     random in-batch negatives, or Wieting et al.'s (2015) ``max_skip`` without perturbations, a
     composer of :data:`~paracomp.models.STATIC_COMPOSERS` (untagged), AdaGrad, Adam or SGD, and
-    none of the settings it does not implement (mega-batches, the prior, the lazy L2 ``reg``,
-    autocast)."""
+    none of the settings it does not implement (the prior, the lazy L2 ``reg``, autocast; the L2
+    pulls with mega-batches, whose eager step has none)."""
     perturbed = config.scramble or config.dropout or config.word_dropout
     return (
         config.pairs
@@ -77,7 +78,8 @@ def supports(config: TrainConfig) -> bool:
         and config.composer in STATIC_COMPOSERS
         and config.boundary_tags == "none"
         and config.optimizer in ("adagrad", "adam", "sgd")
-        and not (config.megabatch or config.prior_weight or config.reg or config.mixed_precision)
+        and not (config.prior_weight or config.reg or config.mixed_precision)
+        and not (config.megabatch and (config.reg_initial or config.reg_composer))
     )
 
 
@@ -123,13 +125,18 @@ class StaticLearnedTask(PairTask):
         self.graphed = graphed
         self.static_draws = graphed if static_draws is None else static_draws
         self._call = self._step
+        if self.megabatch is not None:  # the group's pool, as mined (a last group: one more)
+            pool = 2 * (config.batch_size * config.megabatch + 1)
+            self.pool_grid = torch.zeros(pool, self.width, dtype=torch.long, device=self.device)
+            self.pool_lengths = torch.zeros(pool, dtype=torch.long, device=self.device)
         if graphed:
             from paracomp.train.cuda_graph import GraphedStep
 
             generators = [self.sampler.generator]
             if self.noise_generator is not None:
                 generators.append(self.noise_generator)
-            self._call = GraphedStep(self._step, config.batch_size, generators)
+            size = config.batch_size * (4 if self.megabatch is not None else 1)
+            self._call = GraphedStep(self._step, size, generators)
 
     def _grid(self) -> None:
         """The segments as a padded id grid, their lengths and, for ``max_skip``, their keys:
@@ -176,7 +183,34 @@ class StaticLearnedTask(PairTask):
         return _Keyed(self.mining, keys)
 
     def batches(self, first: int) -> Iterator[tuple[torch.Tensor]]:
-        return self.pair_ids(first)
+        """The pair ids of each batch; with mega-batches, each step's ``s1``, ``s2``, ``n1``,
+        ``n2`` as rows of its group's pool (the groups mined as the eager step mines them,
+        each pool copied into the step's grid before its first step)."""
+        if self.megabatch is None:
+            yield from self.pair_ids(first)
+            return
+        group = None
+        for step in super().batches(first):
+            assert isinstance(step, MegaStep)
+            if step.group is not group:
+                group = step.group
+                self._load_pool(group.pool)
+            p = group.pairs.numel()
+            side1 = torch.arange(step.start, step.start + step.size, device=self.device)
+            anchors = torch.cat([side1, side1 + p])
+            yield (torch.cat([anchors, group.negatives.rows.index_select(0, anchors)]),)
+
+    def _load_pool(self, pool: Segments) -> None:
+        lengths = pool.offsets[1:] - pool.offsets[:-1]
+        n = lengths.numel()
+        mask = torch.arange(self.width, device=self.device) < lengths.unsqueeze(1)
+        self.pool_grid[:n] = self.pool_grid.new_zeros(n, self.width).masked_scatter_(
+            mask, pool.ids.long()
+        )
+        self.pool_lengths[:n] = lengths
+
+    def batch_pairs(self, batch: tuple[torch.Tensor]) -> int:  # type: ignore[override]
+        return batch[0].numel() // (4 if self.megabatch is not None else 1)
 
     def step(self, step: int, batch: tuple[torch.Tensor]) -> torch.Tensor:
         if self.config.optimizer == "adam":  # the host's count, for checkpoints
@@ -187,9 +221,38 @@ class StaticLearnedTask(PairTask):
                 state["step"] = state.get("step", torch.tensor(0.0)) + 1
         return self._call(batch[0])
 
+    def _dropped(
+        self, layout: StaticLayout, rows: torch.Tensor, lengths: torch.Tensor
+    ) -> SegmentBatch:
+        """The batch of ``rows`` laid out by ``layout`` under dropout or word dropout: drawn for
+        every position (static draws) or for the real tokens only (their count read on the
+        host, the eager step's draws)."""
+        generator = self.noise_generator
+        assert generator is not None
+        if self.static_draws:
+            return self.noise.dropped(layout.batch(rows), generator)
+        n = int(lengths.sum())
+        local = torch.arange(n, device=rows.device)
+        head = SegmentBatch(rows[:n], local, layout.offsets[:-1])
+        return layout.batch(torch.cat([self.noise.dropped(head, generator).rows, rows[n:]]))
+
+    def _mega_loss(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """A mega-batch step's loss, its ``4·size`` segments ``rows`` of the pool."""
+        lengths = self.pool_lengths.index_select(0, rows)
+        layout = StaticLayout.build(lengths, self.width)
+        ids = layout.ids(self.pool_grid.index_select(0, rows))
+        words = self.model.weight.index_select(0, ids)
+        dropping = self.dropping
+        batch = self._dropped(layout, words, lengths) if dropping else layout.batch(words)
+        loss = mega_hinge(self.objective, self.model.composer(batch)[:-1])
+        real = torch.arange(ids.numel(), device=ids.device) < lengths.sum()
+        return loss, ids.masked_fill(~real, -1)
+
     def loss(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The objective on the batch of ``pairs`` and the token ids it used (each real token
-        once; ``-1`` for the pads)."""
+        """The objective on the batch of ``pairs`` (with mega-batches: a step's pool rows) and
+        the token ids it used (each real token once; ``-1`` for the pads)."""
+        if self.megabatch is not None:
+            return self._mega_loss(pairs)
         b, model, noise, generator = pairs.numel(), self.model, self.noise, self.noise_generator
         segments = torch.cat([pairs, pairs + self.data.n_pairs])
         lengths = self.lengths.index_select(0, segments)
@@ -212,7 +275,6 @@ class StaticLearnedTask(PairTask):
             attraction = self.objective._attraction(vectors, pairs_layout)
             loss = self.objective._total(hinge, pairs_layout, None, attraction)
         else:
-            assert generator is not None
             if isinstance(self.sampler, MaxSampler):
                 with torch.no_grad():
                     rows = model.weight.index_select(0, ids)
@@ -226,14 +288,7 @@ class StaticLearnedTask(PairTask):
             taken_lengths = lengths.index_select(0, taken)
             again = StaticLayout.build(taken_lengths, self.width)
             rows = model.weight.index_select(0, again.ids(scrambled.index_select(0, taken)))
-            if exact is None:
-                words = noise.dropped(again.batch(rows), generator)
-            else:  # the eager step's draws: the real tokens' only
-                n = int(taken_lengths.sum())
-                local = torch.arange(n, device=rows.device)
-                head = SegmentBatch(rows[:n], local, again.offsets[:-1])
-                words = again.batch(torch.cat([noise.dropped(head, generator).rows, rows[n:]]))
-            vectors = model.composer(words)[:-1]
+            vectors = model.composer(self._dropped(again, rows, taken_lengths))[:-1]
             loss = noisy_total(self.objective, vectors, pairs_layout, negatives.shape[1], None)
         if self.config.reg_composer:
             loss = loss + composition_l2(model.composer.parameters(), self.config.reg_composer)
