@@ -49,10 +49,12 @@ from paracomp.losses.constrained import (
     _Keyed,
     segment_keys,
 )
+from paracomp.losses.gaussian import wlo_prior
 from paracomp.losses.negatives import Layout, MaxSampler, NegativeSampler, RandomSampler
 from paracomp.losses.regularizers import composition_l2
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import SegmentBatch, StaticLayout
+from paracomp.models.gaussian import WLOComposer
 from paracomp.models.vocab import EncodedPairs, Segments
 from paracomp.train.config import TrainConfig
 from paracomp.train.megabatch import MegaStep, mega_hinge
@@ -65,8 +67,8 @@ def supports(config: TrainConfig) -> bool:
     """Whether :class:`StaticLearnedTask` trains ``config``: a pair objective with MAX, MIX or
     random in-batch negatives, or Wieting et al.'s (2015) ``max_skip`` without perturbations, a
     composer of :data:`~paracomp.models.STATIC_COMPOSERS` (untagged), AdaGrad, Adam or SGD, and
-    none of the settings it does not implement (the prior, the lazy L2 ``reg``, autocast; the L2
-    pulls with mega-batches, whose eager step has none)."""
+    none of the settings it does not implement (autocast, the WLO prior's ``running`` reading;
+    the L2 pulls with mega-batches, whose eager step has none)."""
     perturbed = config.scramble or config.dropout or config.word_dropout
     return (
         config.pairs
@@ -78,7 +80,8 @@ def supports(config: TrainConfig) -> bool:
         and config.composer in STATIC_COMPOSERS
         and config.boundary_tags == "none"
         and config.optimizer in ("adagrad", "adam", "sgd")
-        and not (config.prior_weight or config.reg or config.mixed_precision)
+        and not config.mixed_precision
+        and not (config.prior_weight and config.prior != "operator")
         and not (config.megabatch and (config.reg_initial or config.reg_composer))
     )
 
@@ -242,15 +245,23 @@ class StaticLearnedTask(PairTask):
         layout = StaticLayout.build(lengths, self.width)
         ids = layout.ids(self.pool_grid.index_select(0, rows))
         words = self.model.weight.index_select(0, ids)
-        dropping = self.dropping
-        batch = self._dropped(layout, words, lengths) if dropping else layout.batch(words)
-        loss = mega_hinge(self.objective, self.model.composer(batch)[:-1])
-        real = torch.arange(ids.numel(), device=ids.device) < lengths.sum()
-        return loss, ids.masked_fill(~real, -1)
+        batch = layout.batch(words)
+        composed = self._dropped(layout, words, lengths) if self.dropping else batch
+        loss = mega_hinge(self.objective, self.model.composer(composed)[:-1])
+        touched = self._touched(ids, lengths)
+        if self.objective.reg:
+            loss = loss + self.objective.reg * self._sq_norm(touched)
+        if self.config.prior_weight:  # over the words as looked up, before any dropout
+            assert isinstance(self.model.composer, WLOComposer)
+            prior = wlo_prior(self.model.composer, batch, "operator")[:-1].sum()
+            mean = self.objective.reduction == "mean"
+            scale = 4.0 / rows.numel() if mean else 1.0  # over the step's pairs
+            loss = loss + self.config.prior_weight * scale * prior
+        return loss, touched
 
     def loss(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The objective on the batch of ``pairs`` (with mega-batches: a step's pool rows) and
-        the token ids it used (each real token once; ``-1`` for the pads)."""
+        which word rows it uses (:meth:`_touched`)."""
         if self.megabatch is not None:
             return self._mega_loss(pairs)
         b, model, noise, generator = pairs.numel(), self.model, self.noise, self.noise_generator
@@ -266,14 +277,14 @@ class StaticLearnedTask(PairTask):
             else:  # the eager step's draws: the real tokens' only
                 head = scramble(ids[:exact], layout.offsets[:-1], noise.scramble, generator)
                 ids = torch.cat([head, ids[exact:]])
-        real = torch.arange(ids.numel(), device=ids.device) < lengths.sum()
-        used = ids.masked_fill(~real, -1)
+        touched = self._touched(ids, lengths)
+        sq_norm = self._sq_norm(touched) if self.objective.reg else None
         pairs_layout = Layout(b)
         if not self.dropping:
             vectors = model.composer(layout.batch(model.weight.index_select(0, ids)))[:-1]
             hinge = self.objective.hinge(vectors, pairs_layout, self._sampler(segments)).sum()
             attraction = self.objective._attraction(vectors, pairs_layout)
-            loss = self.objective._total(hinge, pairs_layout, None, attraction)
+            loss = self.objective._total(hinge, pairs_layout, sq_norm, attraction)
         else:
             if isinstance(self.sampler, MaxSampler):
                 with torch.no_grad():
@@ -289,13 +300,26 @@ class StaticLearnedTask(PairTask):
             again = StaticLayout.build(taken_lengths, self.width)
             rows = model.weight.index_select(0, again.ids(scrambled.index_select(0, taken)))
             vectors = model.composer(self._dropped(again, rows, taken_lengths))[:-1]
-            loss = noisy_total(self.objective, vectors, pairs_layout, negatives.shape[1], None)
+            loss = noisy_total(self.objective, vectors, pairs_layout, negatives.shape[1], sq_norm)
         if self.config.reg_composer:
             loss = loss + composition_l2(model.composer.parameters(), self.config.reg_composer)
-        return loss, used
+        return loss, touched
+
+    def _touched(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+        """(rows, 1): which word rows the batch's real tokens (``lengths`` of them in all, the
+        first of ``ids``) use: the rows of the eager step's sparse gradient."""
+        rows = self.model.weight.shape[0]
+        real = torch.arange(ids.numel(), device=ids.device) < lengths.sum()
+        counts = torch.zeros(rows + 1, device=ids.device)
+        counts.index_add_(0, ids.masked_fill(~real, rows), real.to(counts.dtype))
+        return (counts[:-1] > 0).unsqueeze(1)
+
+    def _sq_norm(self, touched: torch.Tensor) -> torch.Tensor:
+        """``‖W_batch‖²``, each row the batch uses once (the lazy L2 ``reg``)."""
+        return (self.model.weight.pow(2) * touched).sum()
 
     def _step(self, pairs: torch.Tensor) -> torch.Tensor:
-        loss, used = self.loss(pairs)
+        loss, touched = self.loss(pairs)
         weight = self.model.weight
         self.optimizer.zero_grad()
         loss.backward()
@@ -307,11 +331,11 @@ class StaticLearnedTask(PairTask):
                 diff = weight - self.pull.initial
                 loss = loss + torch.dot(diff.view(-1), diff.view(-1)) * (self.pull.lam / 2)
                 grad.add_(diff, alpha=self.pull.lam)
-            self._update_table(grad, used)
+            self._update_table(grad, touched)
             self._update_dense()
         return loss
 
-    def _update_table(self, grad: torch.Tensor, used: torch.Tensor) -> None:
+    def _update_table(self, grad: torch.Tensor, touched: torch.Tensor) -> None:
         """The eager table optimiser's update, on every row (module docstring)."""
         weight, group = self.model.weight, self.table.param_groups[0]
         lr = group["lr"]
@@ -322,19 +346,16 @@ class StaticLearnedTask(PairTask):
             sums.addcmul_(grad, grad)
             weight.addcdiv_(grad, sums.sqrt().add_(group["eps"]), value=-lr)
         else:
-            self._lazy_adam(grad, used, group)
+            self._lazy_adam(grad, touched, group)
 
-    def _lazy_adam(self, grad: torch.Tensor, used: torch.Tensor, group: Mapping[str, Any]) -> None:
-        """``torch.optim.SparseAdam`` on the rows the batch uses (all rows under
-        ``reg_initial``), with the step counted on the device."""
+    def _lazy_adam(
+        self, grad: torch.Tensor, touched: torch.Tensor, group: Mapping[str, Any]
+    ) -> None:
+        """``torch.optim.SparseAdam`` on the rows the batch uses (``touched``; every row under
+        ``reg_initial``, whose pull reaches them all), with the step counted on the device."""
         weight, state = self.model.weight, self.table.state[self.model.weight]
         beta1, beta2 = group["betas"]
-        if self.pull is None:
-            counts = torch.zeros(weight.shape[0] + 1, device=weight.device)
-            slots = used.masked_fill(used < 0, weight.shape[0])
-            counts.index_add_(0, slots, torch.ones_like(slots, dtype=counts.dtype))
-            touched = (counts[:-1] > 0).unsqueeze(1)
-        else:
+        if self.pull is not None:
             touched = torch.ones((), dtype=torch.bool, device=weight.device)
         self.adam_step += 1
         m, v = state["exp_avg"], state["exp_avg_sq"]
