@@ -320,7 +320,8 @@ LEARNED = {
         {"composer": "gru", "sampler": "mix", "optimizer": "adagrad", "lr": 0.01},
         {"composer": "mean", "optimizer": "sgd", "lr": 0.05},
         {"composer": "lstm_avg", "megabatch": 2},
-        {"composer": "wlo", "score": "log_eip", "margin": 1.0, "megabatch": 2},
+        {"composer": "wlo", "score": "log_eip", "margin": 1.0, "megabatch": 2, "prior_weight": 0.01},
+        {"composer": "mean", "megabatch": 2, "reg": 1e-4},
     ],
 )
 def test_graphed_learned_run_is_the_eager_cuda_run(tmp_path, bible_sample, run):
