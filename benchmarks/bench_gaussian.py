@@ -36,7 +36,7 @@ import torch
 
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs import pair_task
 
 COMMON = {
     "objective": "paraphrase",
@@ -72,8 +72,9 @@ def random_pairs(n: int, vocab: int, rng: np.random.Generator) -> pa.Table:
 
 
 def measure(config: TrainConfig, pairs: pa.Table) -> tuple[float, float]:
-    """Pairs/s of one epoch and the share of it spent composing and mining mega-batches."""
-    task = PairTask(config, pairs)
+    """Pairs/s of one epoch and the share of it spent composing and mining mega-batches (the
+    trainer's task: on CUDA the graphed static step unless ``--no-cuda-graph``)."""
+    task = pair_task(config, pairs)
     mining = [0.0]
     mined = task.megabatch.mined
 
@@ -102,6 +103,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    parser.add_argument("--cuda-graph", action=argparse.BooleanOptionalAction, default=True)
     args = parser.parse_args()
     if args.pairs:
         pairs = pq.read_table(args.pairs, columns=["id", "s1", "s2"]).slice(0, args.n)
@@ -117,7 +119,7 @@ def main() -> None:
     for name in args.models:
         config = TrainConfig.from_dict(
             {**COMMON, **RUNS[name], "megabatch": args.megabatch, "threads": args.threads,
-             "device": args.device}
+             "device": args.device, "cuda_graph": args.cuda_graph}
         )  # fmt: skip
         results = [measure(config, pairs) for _ in range(args.repeats)]
         speed, share = max(results)

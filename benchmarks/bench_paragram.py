@@ -39,7 +39,7 @@ import torch
 from paracomp.paraphrase.lexical import lexical_pairs, neighbours
 from paracomp.paraphrase.ppdb import read_scored_pairs, read_xl_lexicon
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs import PairTask, pair_task
 
 REPO = Path(__file__).resolve().parents[1]
 WORDS = {
@@ -110,8 +110,8 @@ def report(
         cells = []
         for size in sizes:
             settings = {**base, **extra, "batch_size": size, "dim": args.dim}
-            settings.update(threads=args.threads, device=args.device)
-            task = PairTask(TrainConfig.from_dict(settings), pairs, constraints=lists)
+            settings.update(threads=args.threads, device=args.device, cuda_graph=args.cuda_graph)
+            task = pair_task(TrainConfig.from_dict(settings), pairs, constraints=lists)
             cells.append(f"{timed(task, args):,.0f}")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
@@ -123,6 +123,12 @@ def main() -> None:
     parser.add_argument("--dim", type=int, default=25)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument(
+        "--cuda-graph",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="on CUDA the trainer's graphed static step (default) or the eager one",
+    )
     parser.add_argument("--steps", type=int, default=40)
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--clock", choices=["wall", "cpu"], default="wall")
