@@ -155,3 +155,37 @@ def paragram_run() -> dict:
 
     config = yaml.safe_load((REPO / "config.yaml").read_text())
     return dict(config["papers"]["wieting2015"]["words"]["run"])
+
+
+@pytest.fixture(scope="session")
+def verse_pairs(bible_sample) -> pa.Table:
+    """120 real verse pairs (English, Spanish) as segment pairs."""
+    from paracomp.train.pairs import segment_pairs
+
+    return segment_pairs(bible_sample.slice(0, 120))
+
+
+@pytest.fixture(scope="session")
+def small_pair_config() -> Callable[..., object]:
+    """``small_pair_config(settings, **changes)``: the TrainConfig of ``settings`` over a small
+    J_pa run (MAX, cosine, Adam, 2 epochs of batches of 16, dim 8, one vocabulary for both
+    sides, as mega-batches need), for tests comparing two steps."""
+    from paracomp.train.config import TrainConfig
+
+    base = {
+        "objective": "paraphrase",
+        "sampler": "max",
+        "score": "cosine",
+        "optimizer": "adam",
+        "lr": 1e-3,
+        "margin": 0.4,
+        "epochs": 2,
+        "batch_size": 16,
+        "dim": 8,
+        "shared_vocab": True,
+    }
+
+    def make(settings: dict, **changes) -> TrainConfig:
+        return TrainConfig.from_dict({**base, **settings, **changes})
+
+    return make

@@ -234,6 +234,19 @@ def test_graphed_compvec_steps_never_wait_for_the_gpu(mirror):
     _never_waits(task, 2, task.steps_per_epoch - 2)
 
 
+LEARNED = {
+    "objective": "paraphrase",
+    "sampler": "max",
+    "optimizer": "adam",
+    "lr": 1e-3,
+    "epochs": 2,
+    "batch_size": 16,
+    "dim": 32,
+    "shared_vocab": True,
+    "device": "cuda",
+}
+
+
 @pytest.mark.parametrize(
     "run",
     [
@@ -246,18 +259,7 @@ def test_graphed_compvec_steps_never_wait_for_the_gpu(mirror):
 def test_graphed_composer_run_is_the_eager_cuda_run(tmp_path, bible_sample, run):
     """Pair runs with learned composers: the composer replayed from CUDA graphs (forward and
     backward; the mining pass without gradient) against the eager CUDA run."""
-    settings = {
-        "objective": "paraphrase",
-        "sampler": "max",
-        "optimizer": "adam",
-        "lr": 1e-3,
-        "epochs": 2,
-        "batch_size": 16,
-        "dim": 32,
-        "shared_vocab": True,
-        "device": "cuda",
-        **run,
-    }
+    settings = {**LEARNED, **run}
     pairs = segment_pairs(bible_sample.slice(0, 120))
     graphed = PairTask(TrainConfig.from_dict(settings), pairs)
     assert isinstance(graphed.model.runner, GriddedComposer)
@@ -297,19 +299,6 @@ def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror, paragram_r
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-5)
     fresh = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
     _never_waits(fresh, 2, fresh.steps_per_epoch - 2)
-
-
-LEARNED = {
-    "objective": "paraphrase",
-    "sampler": "max",
-    "optimizer": "adam",
-    "lr": 1e-3,
-    "epochs": 2,
-    "batch_size": 16,
-    "dim": 32,
-    "shared_vocab": True,
-    "device": "cuda",
-}
 
 
 @pytest.mark.parametrize(

@@ -15,22 +15,9 @@ from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.registry import make_composer
 from paracomp.models.tree_rnn import TreeBatch
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
-from paracomp.train.pairs import PairTask, graphed_composer, segment_pairs
+from paracomp.train.pairs import PairTask, graphed_composer
 
-BASE = {
-    "objective": "paraphrase",
-    "sampler": "max",
-    "score": "cosine",
-    "optimizer": "adam",
-    "lr": 1e-3,
-    "margin": 0.4,
-    "epochs": 2,
-    "batch_size": 16,
-    "dim": 8,
-    "shared_vocab": True,  # mega-batches mine both sides
-}
 RUNS = {
     "lstmavg-dropout-scramble": {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},
     "gran": {"composer": "gran", "reg_initial": 1e-5},
@@ -61,14 +48,9 @@ RUNS = {
 }
 
 
-@pytest.fixture(scope="module")
-def pairs(bible_sample):
-    """120 real verse pairs (English, Spanish) as segment pairs."""
-    return segment_pairs(bible_sample.slice(0, 120))
-
-
-def _config(run: str) -> TrainConfig:
-    return TrainConfig.from_dict({**BASE, **RUNS[run]})
+@pytest.fixture
+def pairs(verse_pairs):
+    return verse_pairs
 
 
 def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]:
@@ -77,8 +59,8 @@ def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]
 
 
 @pytest.mark.parametrize("run", sorted(RUNS))
-def test_gridded_run_is_the_plain_run(tmp_path, pairs, run):
-    config = _config(run)
+def test_gridded_run_is_the_plain_run(small_pair_config, tmp_path, pairs, run):
+    config = small_pair_config(RUNS[run])
     task = PairTask(config, pairs)
     initial = {k: v.clone() for k, v in task.model.state_dict().items()}
     plain, plain_loss = _run(task, tmp_path / "plain")
@@ -97,9 +79,9 @@ def test_gridded_run_is_the_plain_run(tmp_path, pairs, run):
     pd.testing.assert_series_equal(gridded_loss, plain_loss, rtol=1e-4)
 
 
-def test_which_pair_tasks_compose_by_cuda_graphs():
+def test_which_pair_tasks_compose_by_cuda_graphs(small_pair_config):
     cuda, cpu = torch.device("cuda"), torch.device("cpu")
-    gran = _config("gran").to_dict()
+    gran = small_pair_config(RUNS["gran"]).to_dict()
     assert graphed_composer(gran, cuda) and graphed_composer({"composer": "gran"}, "cuda")
     assert not graphed_composer(gran, cpu)
     for change in ({"cuda_graph": False}, {"boundary_tags": "both"}, {"mixed_precision": True}):
@@ -107,10 +89,10 @@ def test_which_pair_tasks_compose_by_cuda_graphs():
     assert not graphed_composer({**gran, "composer": "mean"}, cuda) and "mean" in STATIC_COMPOSERS
 
 
-def test_a_shape_composed_twice_before_its_backward_is_an_error(pairs):
+def test_a_shape_composed_twice_before_its_backward_is_an_error(small_pair_config, pairs):
     """A graph's buffers hold one composition's saved state: a second composition of the same
     shape before the first one's backward would corrupt its gradient."""
-    task = PairTask(_config("gran"), pairs)
+    task = PairTask(small_pair_config(RUNS["gran"]), pairs)
     runner = GriddedComposer(task.model.composer, graphed=False)
     task.model.runner = runner
     ids, starts = next(iter(task.data.batches(torch.arange(16), 16)))[1:]

@@ -15,23 +15,10 @@ import torch
 
 from paracomp.models.base import StaticLayout
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask, pair_task, segment_pairs
+from paracomp.train.pairs import PairTask, pair_task
 from paracomp.train.perturb import scramble
 from paracomp.train.static_learned import StaticLearnedTask, supports
 
-BASE = {
-    "objective": "paraphrase",
-    "sampler": "max",
-    "score": "cosine",
-    "optimizer": "adam",
-    "lr": 1e-3,
-    "margin": 0.4,
-    "epochs": 2,
-    "batch_size": 16,
-    "dim": 8,
-    "shared_vocab": True,
-}
 RUNS = {
     "lstmavg-dropout-scramble": {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},
     "gran-l2": {"composer": "gran", "reg_initial": 1e-5, "reg_composer": 1e-4},
@@ -76,14 +63,9 @@ RUNS = {
 }
 
 
-@pytest.fixture(scope="module")
-def pairs(bible_sample):
-    """120 real verse pairs (English, Spanish) as segment pairs."""
-    return segment_pairs(bible_sample.slice(0, 120))
-
-
-def _config(run: str, **changes) -> TrainConfig:
-    return TrainConfig.from_dict({**BASE, **RUNS[run], **changes})
+@pytest.fixture
+def pairs(verse_pairs):
+    return verse_pairs
 
 
 def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]:
@@ -92,8 +74,8 @@ def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]
 
 
 @pytest.mark.parametrize("run", sorted(RUNS))
-def test_static_run_is_the_eager_run(tmp_path, pairs, run):
-    config = _config(run)
+def test_static_run_is_the_eager_run(small_pair_config, tmp_path, pairs, run):
+    config = small_pair_config(RUNS[run])
     assert supports(config)
     task = PairTask(config, pairs)
     initial = {k: v.clone() for k, v in task.model.state_dict().items()}
@@ -109,29 +91,30 @@ def test_static_run_is_the_eager_run(tmp_path, pairs, run):
     pd.testing.assert_series_equal(static_loss, eager_loss, rtol=1e-5)
 
 
-def test_checkpoints_move_between_the_steps(tmp_path, pairs):
+def test_checkpoints_move_between_the_steps(small_pair_config, tmp_path, pairs):
     """One epoch eager, the second static from its checkpoint: the eager run's weights."""
-    whole, _ = _run(PairTask(_config("lstmavg-dropout-scramble"), pairs), tmp_path / "whole")
-    _run(PairTask(_config("lstmavg-dropout-scramble", epochs=1), pairs), tmp_path / "parts")
-    resumed, _ = _run(StaticLearnedTask(_config("lstmavg-dropout-scramble"), pairs), tmp_path / "parts")
+    run = RUNS["lstmavg-dropout-scramble"]
+    whole, _ = _run(PairTask(small_pair_config(run), pairs), tmp_path / "whole")
+    _run(PairTask(small_pair_config(run, epochs=1), pairs), tmp_path / "parts")
+    resumed, _ = _run(StaticLearnedTask(small_pair_config(run), pairs), tmp_path / "parts")
     for key, value in whole.items():
         torch.testing.assert_close(resumed[key], value, rtol=1e-4, atol=1e-5)
 
 
-def test_static_run_resumes_bit_identical(tmp_path, pairs):
-    config = _config("gran-l2", scramble=0.5, dropout=0.2)
+def test_static_run_resumes_bit_identical(small_pair_config, tmp_path, pairs):
+    noisy = {**RUNS["gran-l2"], "scramble": 0.5, "dropout": 0.2}
+    config = small_pair_config(noisy)
     whole, _ = _run(StaticLearnedTask(config, pairs), tmp_path / "whole")
-    _run(StaticLearnedTask(_config("gran-l2", scramble=0.5, dropout=0.2, epochs=1), pairs),
-         tmp_path / "parts")  # fmt: skip
+    _run(StaticLearnedTask(small_pair_config(noisy, epochs=1), pairs), tmp_path / "parts")
     resumed, _ = _run(StaticLearnedTask(config, pairs), tmp_path / "parts")
     for key, value in whole.items():
         assert torch.equal(resumed[key], value), key
 
 
-def test_static_draws_train_too(tmp_path, pairs):
+def test_static_draws_train_too(small_pair_config, tmp_path, pairs):
     """The graph's draws (every grid position, pads included): other draws than the eager
     step's, the same training."""
-    config = _config("lstmavg-dropout-scramble", epochs=3)
+    config = small_pair_config(RUNS["lstmavg-dropout-scramble"], epochs=3)
     _, eager_loss = _run(PairTask(config, pairs), tmp_path / "eager")
     task = StaticLearnedTask(config, pairs, static_draws=True)
     static, static_loss = _run(task, tmp_path / "static")
@@ -158,10 +141,10 @@ def test_scrambling_a_layout_leaves_its_pads():
 
 
 @pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
-def test_static_loss_traces_whole(pairs):
+def test_static_loss_traces_whole(small_pair_config, pairs):
     """Without perturbations (whose generators Dynamo does not trace) the loss, its layout,
     composer, MAX mining and hinge compile as one graph."""
-    task = StaticLearnedTask(_config("gran-l2"), pairs)
+    task = StaticLearnedTask(small_pair_config(RUNS["gran-l2"]), pairs)
     batch = torch.arange(16)
     torch._dynamo.reset()
     traced = torch.compile(task.loss, fullgraph=True, backend="aot_eager", dynamic=False)
@@ -170,10 +153,11 @@ def test_static_loss_traces_whole(pairs):
     loss.backward()
 
 
-def test_which_runs_take_it(pairs):
-    assert type(pair_task(_config("gran-l2"), pairs)) is PairTask  # CPU: the eager step
+def test_which_runs_take_it(small_pair_config, pairs):
+    gran = RUNS["gran-l2"]
+    assert type(pair_task(small_pair_config(gran), pairs)) is PairTask  # CPU: the eager step
     for change in ({"megabatch": 2}, {"sampler": "random", "pool": "corpus"}):
-        assert not supports(_config("gran-l2", **change)), change  # mega-batches: no L2 pulls
-    assert not supports(_config("wlo-megabatch-prior", prior="running"))
+        assert not supports(small_pair_config(gran, **change)), change  # mega-batches: no L2
+    assert not supports(small_pair_config(RUNS["wlo-megabatch-prior"], prior="running"))
     with pytest.raises(ValueError, match="no static step"):
-        StaticLearnedTask(_config("gran-l2", megabatch=2), pairs)
+        StaticLearnedTask(small_pair_config(gran, megabatch=2), pairs)
