@@ -111,10 +111,11 @@ def test_static_run_resumes_bit_identical(small_pair_config, tmp_path, pairs):
         assert torch.equal(resumed[key], value), key
 
 
-def test_static_draws_train_too(small_pair_config, tmp_path, pairs):
+@pytest.mark.parametrize("run", ["lstmavg-dropout-scramble", "gran-megabatch-dropout"])
+def test_static_draws_train_too(small_pair_config, tmp_path, pairs, run):
     """The graph's draws (every grid position, pads included): other draws than the eager
     step's, the same training."""
-    config = small_pair_config(RUNS["lstmavg-dropout-scramble"], epochs=3)
+    config = small_pair_config(RUNS[run], epochs=3)
     _, eager_loss = _run(PairTask(config, pairs), tmp_path / "eager")
     task = StaticLearnedTask(config, pairs, static_draws=True)
     static, static_loss = _run(task, tmp_path / "static")

@@ -40,8 +40,8 @@ Batch = tuple[torch.Tensor, int]
 
 
 def supports(config: TrainConfig) -> bool:
-    """Whether :class:`StaticTargetTask` trains ``config``'s composer."""
-    return config.composer in STATIC_COMPOSERS
+    """Whether :class:`StaticTargetTask` trains ``config``'s composer (untagged)."""
+    return config.composer in STATIC_COMPOSERS and config.boundary_tags == "none"
 
 
 class StaticTargetTask(TargetTask):
