@@ -1,21 +1,21 @@
 """CUDA graphs of training steps and of composers (the graphed code is device-agnostic and
-tested on CPU, see :mod:`paracomp.train.static`, :mod:`paracomp.train.static_targets` and
-:class:`~paracomp.models.base.Gridded`).
+tested on CPU, see :mod:`paracomp.train.static`, :mod:`paracomp.train.static_learned`,
+:mod:`paracomp.train.static_targets` and :class:`~paracomp.models.base.Gridded`).
 
 :class:`GraphedStep`: a whole step.
 
 The first full batch runs eagerly on a side stream (it allocates, fills the step's caches and
 sets up cuBLAS for that stream), the second is captured on that stream and every full batch
-from then on replays the graph after copying its pair ids into the graph's input. Random draws
-inside the step come from generators registered with the graph, so each replay advances them
-as the eager step would: the same numbers, in the same order. Batches of another size (the
-last of an epoch) run eagerly.
+from then on replays the graph after copying its input (pair ids) into the graph's. Random
+draws inside the step come from generators registered with the graph, so each replay advances
+them as the eager step would: the same numbers, in the same order. Batches of another size
+(the last of an epoch) run eagerly.
 
-:class:`GriddedComposer`: the composer alone, for steps that stay eager around it (pair
-objectives with learned composers: Wieting & Gimpel's LSTMs and GRANs, Chen & Gimpel's LSTMs,
-Wieting et al.'s RNN over branching trees; dropout, scrambling and mega-batches included). A recurrent composer's step by step loop is
-most of such a step's kernel launches; as :class:`~paracomp.models.base.Gridded` it runs over a
-grid of fixed shape, captured forward and backward once per shape and replayed.
+:class:`GriddedComposer`: the composer alone, for the steps that stay eager around it (the
+pair runs no static step takes: boundary tags, parser trees, random negatives from the corpus,
+autocast; wieting2017's supervised runs). A recurrent composer's step by step loop is most of
+such a step's kernel launches; as :class:`~paracomp.models.base.Gridded` it runs over a grid of
+fixed shape, captured forward and backward once per shape and replayed.
 """
 
 from __future__ import annotations
