@@ -85,7 +85,7 @@ class StackedPairTask(loop.Task):
         lead = self.members[min(self.members)]
         if self.static is None:
             return lead.batches(first)
-        return self.static.batches(lead.order, first)
+        return lead.pair_ids(first)
 
     def step(self, step: int, batch: Any) -> torch.Tensor:
         """Every point's step on ``batch``; the sum of their losses (each point's is kept for

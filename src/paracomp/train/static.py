@@ -252,20 +252,6 @@ class StaticStep:
                 if _draws(sampler):
                     sampler.generator.set_state(state)
 
-    def batches(self, order: torch.Generator, first: int) -> Iterator[tuple[torch.Tensor]]:
-        """The batches (pair ids on the device) of steps ``first``, ``first + 1``, …: each
-        epoch a permutation from ``order``, as :meth:`PairTask.batches` draws it."""
-        n, size = self.data.n_pairs, self.batch_size
-        per_epoch = -(-n // size)
-        skip = first % per_epoch
-        while True:
-            permutation = torch.randperm(n, generator=order)
-            if self.device.type == "cuda":
-                permutation = permutation.pin_memory().to(self.device, non_blocking=True)
-            for index in range(skip, per_epoch):
-                yield (permutation[index * size : (index + 1) * size],)
-            skip = 0
-
     def __call__(self, pairs: torch.Tensor) -> torch.Tensor:
         """One step on the pairs ``pairs``; each member's loss, in member order."""
         return self._call(pairs)
@@ -460,7 +446,7 @@ class StaticPairTask(PairTask):
         self.static = StaticStep([self], graphed)
 
     def batches(self, first: int) -> Iterator[tuple[torch.Tensor]]:
-        return self.static.batches(self.order, first)
+        return self.pair_ids(first)
 
     def step(self, step: int, batch: tuple[torch.Tensor]) -> torch.Tensor:
         return self.static(batch[0])[0]

@@ -42,6 +42,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import torch
+import torch.nn.functional as F
 
 from paracomp.losses.constrained import (
     ConstrainedMaxSampler,
@@ -147,20 +148,16 @@ class StaticLearnedTask(PairTask):
         uses when any of its segments is longer than a word, as
         :func:`~paracomp.losses.constrained.segment_keys` decides per batch), on the device."""
         segments = self.data.segments
-        ids, offsets = segments.ids.cpu().long(), segments.offsets.cpu()
-        lengths = offsets[1:] - offsets[:-1]
-        self.width = max(int(lengths.max()) if lengths.numel() else 0, 1)
-        mask = torch.arange(self.width) < lengths.unsqueeze(1)
-        grid = torch.zeros(lengths.numel(), self.width, dtype=torch.long)
-        grid[mask] = ids
-        self.grid, self.lengths = grid.to(self.device), lengths.to(self.device)
+        grid, lengths = segments.padded(torch.arange(len(segments), device=self.device), 0)
+        self.grid = F.pad(grid, (0, max(1 - grid.shape[1], 0)))  # at least one position
+        self.lengths, self.width = lengths, self.grid.shape[1]
         self.keys: dict[str, torch.Tensor] = {}
         if isinstance(self.sampler, ConstrainedMaxSampler):
-            starts = offsets[:-1].clamp_max(max(ids.numel() - 1, 0))
+            single = lengths == 1
             self.keys = {
-                "single": (lengths == 1).to(self.device),
-                "word": torch.where(lengths == 1, ids[starts], -1).to(self.device),
-                "sequence": segment_keys(ids, offsets[:-1]).to(self.device),
+                "single": single,
+                "word": torch.where(single, self.grid[:, 0], -1),
+                "sequence": segment_keys(segments.ids.long(), segments.offsets[:-1]),
             }
 
     def _mining(self) -> ConstrainedMaxSampler | None:
@@ -204,12 +201,10 @@ class StaticLearnedTask(PairTask):
             yield (torch.cat([anchors, group.negatives.rows.index_select(0, anchors)]),)
 
     def _load_pool(self, pool: Segments) -> None:
-        lengths = pool.offsets[1:] - pool.offsets[:-1]
-        n = lengths.numel()
-        mask = torch.arange(self.width, device=self.device) < lengths.unsqueeze(1)
-        self.pool_grid[:n] = self.pool_grid.new_zeros(n, self.width).masked_scatter_(
-            mask, pool.ids.long()
-        )
+        grid, lengths = pool.padded(torch.arange(len(pool), device=self.device), 0)
+        n, width = grid.shape
+        self.pool_grid[:n].zero_()
+        self.pool_grid[:n, :width] = grid
         self.pool_lengths[:n] = lengths
 
     def batch_pairs(self, batch: tuple[torch.Tensor]) -> int:  # type: ignore[override]

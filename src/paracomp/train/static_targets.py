@@ -29,9 +29,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import torch
+import torch.nn.functional as F
 
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import StaticLayout
+from paracomp.models.vocab import Segments
 from paracomp.train.config import TrainConfig
 from paracomp.train.targets import TargetTask, _adam, _seed, triplet_loss
 
@@ -61,13 +63,11 @@ class StaticTargetTask(TargetTask):
         super().__init__(config, pairs, vocabulary, matrix)
         if graphed:
             self.optimizer = _adam(self.model, config, capturable=True)
-        starts = self.data.starts
-        self.lengths = starts[1:] - starts[:-1]
-        self.width = max(int(self.lengths.max()) if len(self.data) else 0, 1)
-        self.grid = torch.zeros(len(self.data), self.width, dtype=torch.long, device=self.device)
-        self.grid[torch.arange(self.width, device=self.device) < self.lengths.unsqueeze(1)] = (
-            self.data.ids
-        )
+        definitions = Segments(self.data.ids, self.data.starts)
+        rows = torch.arange(len(self.data), device=self.device)
+        grid, self.lengths = definitions.padded(rows, 0)
+        self.grid = F.pad(grid, (0, max(1 - grid.shape[1], 0)))  # at least one position
+        self.width = self.grid.shape[1]
         self.generator = torch.Generator(device=self.device)
         self.graphed = graphed
         self._steps: dict[bool, Callable[[torch.Tensor], torch.Tensor]] = {}
