@@ -234,7 +234,7 @@ class StaticLearnedTask(PairTask):
         head = SegmentBatch(rows[:n], local, layout.offsets[:-1])
         return layout.batch(torch.cat([self.noise.dropped(head, generator).rows, rows[n:]]))
 
-    def _mega_loss(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def _mega_loss(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """A mega-batch step's loss, its ``4·size`` segments ``rows`` of the pool."""
         lengths = self.pool_lengths.index_select(0, rows)
         layout = StaticLayout.build(lengths, self.width)
@@ -254,7 +254,7 @@ class StaticLearnedTask(PairTask):
             loss = loss + self.config.prior_weight * scale * prior
         return loss, touched
 
-    def loss(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def loss(self, pairs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor | None]:
         """The objective on the batch of ``pairs`` (with mega-batches: a step's pool rows) and
         which word rows it uses (:meth:`_touched`)."""
         if self.megabatch is not None:
@@ -300,17 +300,22 @@ class StaticLearnedTask(PairTask):
             loss = loss + composition_l2(model.composer.parameters(), self.config.reg_composer)
         return loss, touched
 
-    def _touched(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
+    def _touched(self, ids: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor | None:
         """(rows, 1): which word rows the batch's real tokens (``lengths`` of them in all, the
-        first of ``ids``) use: the rows of the eager step's sparse gradient."""
+        first of ``ids``) use: the rows of the eager step's sparse gradient. ``None`` where
+        nothing reads it (no lazy L2, no lazy Adam on some rows only)."""
+        lazy_adam = self.config.optimizer == "adam" and self.pull is None
+        if not (self.objective.reg or lazy_adam):
+            return None
         rows = self.model.weight.shape[0]
         real = torch.arange(ids.numel(), device=ids.device) < lengths.sum()
         counts = torch.zeros(rows + 1, device=ids.device)
         counts.index_add_(0, ids.masked_fill(~real, rows), real.to(counts.dtype))
         return (counts[:-1] > 0).unsqueeze(1)
 
-    def _sq_norm(self, touched: torch.Tensor) -> torch.Tensor:
+    def _sq_norm(self, touched: torch.Tensor | None) -> torch.Tensor:
         """``‖W_batch‖²``, each row the batch uses once (the lazy L2 ``reg``)."""
+        assert touched is not None
         return (self.model.weight.pow(2) * touched).sum()
 
     def _step(self, pairs: torch.Tensor) -> torch.Tensor:
@@ -330,7 +335,7 @@ class StaticLearnedTask(PairTask):
             self._update_dense()
         return loss
 
-    def _update_table(self, grad: torch.Tensor, touched: torch.Tensor) -> None:
+    def _update_table(self, grad: torch.Tensor, touched: torch.Tensor | None) -> None:
         """The eager table optimiser's update, on every row (module docstring)."""
         weight, group = self.model.weight, self.table.param_groups[0]
         lr = group["lr"]
@@ -344,7 +349,7 @@ class StaticLearnedTask(PairTask):
             self._lazy_adam(grad, touched, group)
 
     def _lazy_adam(
-        self, grad: torch.Tensor, touched: torch.Tensor, group: Mapping[str, Any]
+        self, grad: torch.Tensor, touched: torch.Tensor | None, group: Mapping[str, Any]
     ) -> None:
         """``torch.optim.SparseAdam`` on the rows the batch uses (``touched``; every row under
         ``reg_initial``, whose pull reaches them all), with the step counted on the device."""
