@@ -149,15 +149,6 @@ def dry_run() -> Callable[..., tuple[str, dict[str, str]]]:
 
 
 @pytest.fixture(scope="session")
-def paragram_run() -> dict:
-    """The run settings of wieting2015's PARAGRAM word runs, as config.yaml configures them."""
-    import yaml
-
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
-    return dict(config["papers"]["wieting2015"]["words"]["run"])
-
-
-@pytest.fixture(scope="session")
 def verse_pairs(bible_sample) -> pa.Table:
     """120 real verse pairs (English, Spanish) as segment pairs."""
     from paracomp.train.pairs import segment_pairs
@@ -189,3 +180,27 @@ def small_pair_config() -> Callable[..., object]:
         return TrainConfig.from_dict({**base, **settings, **changes})
 
     return make
+
+
+@pytest.fixture(scope="session")
+def never_waits() -> Callable[..., None]:
+    """``never_waits(task, warm, steps)``: after ``warm`` steps of ``task`` (eager warm-up,
+    capture), ``steps`` more make no synchronising CUDA call."""
+    import torch
+
+    def check(task, warm: int, steps: int) -> None:
+        batches = zip(range(warm + steps), task.batches(0), strict=False)
+        for step, batch in batches:
+            task.step(step, batch)
+            if step == warm - 1:
+                break
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            total = torch.zeros((), device=task.device)
+            for step, batch in batches:
+                total += task.step(step, batch)
+        finally:
+            torch.cuda.set_sync_debug_mode("default")
+        assert torch.isfinite(total).item()
+
+    return check

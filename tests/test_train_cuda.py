@@ -7,15 +7,10 @@ a CUDA generator on a CPU generator of the same seed instead (eager steps only: 
 would freeze such a draw), so both devices see the same numbers.
 """
 
-import numpy as np
 import pyarrow as pa
 import pytest
 import torch
 
-from paracomp.models import LEARNED_COMPOSERS
-from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
-from paracomp.papers.wieting2015.data import read_lexical
-from paracomp.paraphrase.lexical import constraint_lists, neighbours
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
@@ -23,8 +18,7 @@ from paracomp.train.pairs import PairTask, pair_task, segment_pairs
 from paracomp.train.stacked import StackedPairTask
 from paracomp.train.static import StaticPairTask
 from paracomp.train.static_learned import StaticLearnedTask
-from paracomp.train.static_targets import StaticTargetTask
-from paracomp.train.targets import TargetTask, target_task
+from paracomp.train.targets import TargetTask
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 
@@ -70,24 +64,6 @@ def _run(task, tmp_path):
     return task, curve["loss"].tolist()
 
 
-def _never_waits(task, warm: int, steps: int) -> None:
-    """After ``warm`` steps (eager warm-up, capture), ``steps`` more make no synchronising
-    call."""
-    batches = zip(range(warm + steps), task.batches(0), strict=False)
-    for step, batch in batches:
-        task.step(step, batch)
-        if step == warm - 1:
-            break
-    torch.cuda.set_sync_debug_mode("error")
-    try:
-        total = torch.zeros((), device=task.device)
-        for step, batch in batches:
-            total += task.step(step, batch)
-    finally:
-        torch.cuda.set_sync_debug_mode("default")
-    assert torch.isfinite(total).item()
-
-
 @pytest.mark.parametrize("run", sorted(RUNS))
 def test_graphed_step_trains_as_the_eager_cuda_step(tmp_path, run, distinct_pairs):
     """The same CUDA generators, so the same negatives: the graph replays the eager step."""
@@ -125,12 +101,12 @@ def test_graphed_max_step_matches_cpu(tmp_path, distinct_pairs):
     torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, **CLOSE)
 
 
-def test_graphed_epochs_never_wait_for_the_gpu(distinct_pairs):
+def test_graphed_epochs_never_wait_for_the_gpu(distinct_pairs, never_waits):
     """After the first two steps (eager warm-up, capture), two epochs of steps, the eager last
     batches and the next epoch's batch order included, make no synchronising call."""
     config = TrainConfig.from_dict({**FAST, **RUNS["jpa-mix-euclidean-mean"], "device": "cuda"})
     task = pair_task(config, distinct_pairs(100))
-    _never_waits(task, 2, 2 * task.steps_per_epoch - 2)
+    never_waits(task, 2, 2 * task.steps_per_epoch - 2)
 
 
 @pytest.mark.parametrize("composer", ["sum", "gru"])
@@ -186,53 +162,6 @@ def test_stacked_grid_on_cuda_is_the_points_alone(tmp_path, distinct_pairs):
         torch.testing.assert_close(stack.members[index].model.weight, alone.model.weight, **CLOSE)
 
 
-def _definitions(mirror, n: int = 300):
-    folder = mirror / "compvec-wordnet"
-    vocabulary = read_vocabulary(folder / "vocab.gz")
-    matrix = np.random.default_rng(0).uniform(-1, 1, (len(vocabulary), 16)).astype(np.float32)
-    return read_released(folder / "train_data.gz").slice(0, n), vocabulary, matrix
-
-
-COMPVEC = {
-    "objective": "targets",
-    "optimizer": "adam",
-    "lr": 1e-3,
-    "batch_size": 64,
-    "margin": 0.25,
-    "steps": 12,
-    "log_every": 4,
-    "checkpoint_every": 4,
-    "dim": 16,
-    "device": "cuda",
-}
-
-
-@pytest.mark.parametrize("composer", ["sum", "max_pad", "sum_proj", "gru", "bigru", "cnn3579"])
-def test_graphed_compvec_run_is_the_eager_cuda_run(tmp_path, mirror, composer):
-    """Without dropout both draw the same negatives: the graphs (a frozen and a tuned phase for
-    learned composers) replay the eager CUDA step, up to rounding that Adam may scale up to a
-    few lr."""
-    freeze = 3 if composer in LEARNED_COMPOSERS else 0
-    settings = {**COMPVEC, "composer": composer, "freeze_steps": freeze, "dropout": 0.0}
-    data = _definitions(mirror)
-    graphed = target_task(TrainConfig.from_dict(settings), *data)
-    assert isinstance(graphed, StaticTargetTask)
-    _, graphed_losses = _run(graphed, tmp_path / "graphed")
-    assert all(step.graph is not None for step in graphed._steps.values())
-    eager = TargetTask(TrainConfig.from_dict({**settings, "cuda_graph": False}), *data)
-    _, eager_losses = _run(eager, tmp_path / "eager")
-    for mine, theirs in zip(graphed.model.parameters(), eager.model.parameters(), strict=True):
-        torch.testing.assert_close(mine, theirs, rtol=0, atol=3e-3)
-    assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)
-
-
-def test_graphed_compvec_steps_never_wait_for_the_gpu(mirror):
-    """GRU with dropout: after warm-up and capture, the steps of an epoch (its smaller last
-    batch, eager, included) make no synchronising call."""
-    settings = {**COMPVEC, "composer": "gru", "dropout": 0.25, "batch_size": 32}
-    task = target_task(TrainConfig.from_dict(settings), *_definitions(mirror))
-    _never_waits(task, 2, task.steps_per_epoch - 2)
-
 
 LEARNED = {
     "objective": "paraphrase",
@@ -273,34 +202,6 @@ def test_graphed_composer_run_is_the_eager_cuda_run(tmp_path, bible_sample, run)
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)
 
 
-def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror, paragram_run):
-    """Wieting et al.'s (2015) word objective with constraint lists and reg_initial: the graphed
-    static step against the eager CUDA step, and no synchronising call after the capture."""
-    table = read_lexical("ppdb-xl-lexicon", mirror / "ppdb-xl-lexicon").slice(0, 2000)
-    s1, s2 = table.column("s1").to_pylist(), table.column("s2").to_pylist()
-    lists = constraint_lists(neighbours(zip(s1, s2, strict=True)), lambda word: ())
-    settings = {
-        **paragram_run,
-        "constraints": "candidate",
-        "reg_initial": 1e-4,
-        "epochs": 2,
-        "batch_size": 100,
-        "dim": 25,
-        "device": "cuda",
-    }
-    graphed = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
-    assert isinstance(graphed, StaticLearnedTask)
-    _, graphed_losses = _run(graphed, tmp_path / "graphed")
-    assert graphed._call.graph is not None
-    eager_config = TrainConfig.from_dict({**settings, "cuda_graph": False})
-    eager, eager_losses = _run(pair_task(eager_config, table, constraints=lists), tmp_path / "e")
-    assert type(eager) is PairTask
-    torch.testing.assert_close(graphed.model.weight, eager.model.weight, **CLOSE)
-    assert graphed_losses == pytest.approx(eager_losses, rel=1e-5)
-    fresh = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
-    _never_waits(fresh, 2, fresh.steps_per_epoch - 2)
-
-
 @pytest.mark.parametrize(
     "run",
     [
@@ -329,13 +230,13 @@ def test_graphed_learned_run_is_the_eager_cuda_run(tmp_path, bible_sample, run):
     assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)
 
 
-def test_graphed_learned_run_with_perturbations(tmp_path, bible_sample):
+def test_graphed_learned_run_with_perturbations(tmp_path, bible_sample, never_waits):
     """Dropout and scrambling drawn on the GPU: it trains, never waits for the GPU within an
     epoch, and resumes from its checkpoint to the same weights."""
     pairs = segment_pairs(bible_sample.slice(0, 120))
     settings = {**LEARNED, "composer": "lstmavg", "dropout": 0.3, "scramble": 0.5}
     task = pair_task(TrainConfig.from_dict(settings), pairs)
-    _never_waits(task, 2, task.steps_per_epoch - 2)
+    never_waits(task, 2, task.steps_per_epoch - 2)
     whole = pair_task(TrainConfig.from_dict(settings), pairs)
     _, losses = _run(whole, tmp_path / "whole")
     assert losses[-1] < losses[0]

@@ -1,6 +1,7 @@
 """The static CompVec step (train.static_targets) on CPU: free of host reads (traced whole by
 torch.compile) for every composition function of Scheepers et al., and runs on real CompVec
-definitions equal to the eager TargetTask's; resumed runs bit-identical."""
+definitions equal to the eager TargetTask's; resumed runs bit-identical. On CUDA (skipped
+without): the graphs against the eager CUDA step, and no synchronising call within an epoch."""
 
 from __future__ import annotations
 
@@ -129,3 +130,53 @@ def test_target_task_is_eager_on_cpu(definitions) -> None:
     assert type(target_task(_config("gru"), *definitions)) is TargetTask
     with pytest.raises(ValueError, match="no static step"):
         StaticTargetTask(_config("lstm", boundary_tags="both"), *definitions)
+
+
+def _cuda_definitions(mirror):
+    pairs, vocabulary = _definitions(mirror)
+    matrix = np.random.default_rng(0).uniform(-1, 1, (len(vocabulary), 16)).astype(np.float32)
+    return pairs, vocabulary, matrix
+
+
+CUDA = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+COMPVEC = {
+    "objective": "targets",
+    "optimizer": "adam",
+    "lr": 1e-3,
+    "batch_size": 64,
+    "margin": 0.25,
+    "steps": 12,
+    "log_every": 4,
+    "checkpoint_every": 4,
+    "dim": 16,
+    "device": "cuda",
+}
+
+
+@CUDA
+@pytest.mark.parametrize("composer", ["sum", "max_pad", "sum_proj", "gru", "bigru", "cnn3579"])
+def test_graphed_compvec_run_is_the_eager_cuda_run(tmp_path, mirror, composer):
+    """Without dropout both draw the same negatives: the graphs (a frozen and a tuned phase for
+    learned composers) replay the eager CUDA step, up to rounding that Adam may scale up to a
+    few lr."""
+    freeze = 3 if composer in LEARNED_COMPOSERS else 0
+    settings = {**COMPVEC, "composer": composer, "freeze_steps": freeze, "dropout": 0.0}
+    data = _cuda_definitions(mirror)
+    graphed = target_task(TrainConfig.from_dict(settings), *data)
+    assert isinstance(graphed, StaticTargetTask)
+    graphed_losses = loop.run(graphed, tmp_path / "graphed", progress=False)["loss"].tolist()
+    assert all(step.graph is not None for step in graphed._steps.values())
+    eager = TargetTask(TrainConfig.from_dict({**settings, "cuda_graph": False}), *data)
+    eager_losses = loop.run(eager, tmp_path / "eager", progress=False)["loss"].tolist()
+    for mine, theirs in zip(graphed.model.parameters(), eager.model.parameters(), strict=True):
+        torch.testing.assert_close(mine, theirs, rtol=0, atol=3e-3)
+    assert graphed_losses == pytest.approx(eager_losses, rel=1e-4)
+
+
+@CUDA
+def test_graphed_compvec_steps_never_wait_for_the_gpu(mirror, never_waits):
+    """GRU with dropout: after warm-up and capture, the steps of an epoch (its smaller last
+    batch, eager, included) make no synchronising call."""
+    settings = {**COMPVEC, "composer": "gru", "dropout": 0.25, "batch_size": 32}
+    task = target_task(TrainConfig.from_dict(settings), *_cuda_definitions(mirror))
+    never_waits(task, 2, task.steps_per_epoch - 2)

@@ -1,8 +1,9 @@
-"""The static step (train.static_learned) under Wieting et al.'s (2015) objective (sampler
-max_skip) on CPU, against the eager PairTask on real PPDB pairs: PARAGRAM's words (by-hand
+"""wieting2015's runs in the static step (train.static_learned: sampler max_skip) on CPU,
+against the eager PairTask on real PPDB pairs: PARAGRAM's words (by-hand
 gradient, numba AdaGrad in the eager step) with constraint lists under each rule and
 reg_initial's pull, phrases (keys of token sequences) with sum and the RNN; the dense constraint
-lookup equal to the lists' walk; the loss traced whole by torch.compile."""
+lookup equal to the lists' walk; the loss traced whole by torch.compile; on CUDA, the graphed
+step against the eager one (skipped without CUDA)."""
 
 from __future__ import annotations
 
@@ -119,3 +120,33 @@ def test_pair_task_is_eager_on_cpu(paragram_run, words):
     scrambled = TrainConfig.from_dict({**paragram_run, **SMALL, "scramble": 0.5})
     with pytest.raises(ValueError, match="no static step"):  # keys of unscrambled segments
         StaticLearnedTask(scrambled, pairs)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_graphed_paragram_run_is_the_eager_cuda_run(tmp_path, mirror, paragram_run, never_waits):
+    """Wieting et al.'s (2015) word objective with constraint lists and reg_initial: the graphed
+    static step against the eager CUDA step, and no synchronising call after the capture."""
+    table = read_lexical("ppdb-xl-lexicon", mirror / "ppdb-xl-lexicon").slice(0, 2000)
+    s1, s2 = table.column("s1").to_pylist(), table.column("s2").to_pylist()
+    lists = constraint_lists(neighbours(zip(s1, s2, strict=True)), lambda word: ())
+    settings = {
+        **paragram_run,
+        "constraints": "candidate",
+        "reg_initial": 1e-4,
+        "epochs": 2,
+        "batch_size": 100,
+        "dim": 25,
+        "device": "cuda",
+    }
+    graphed = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
+    assert isinstance(graphed, StaticLearnedTask)
+    graphed_losses = loop.run(graphed, tmp_path / "graphed", progress=False)["loss"].tolist()
+    assert graphed._call.graph is not None
+    eager_config = TrainConfig.from_dict({**settings, "cuda_graph": False})
+    eager = pair_task(eager_config, table, constraints=lists)
+    eager_losses = loop.run(eager, tmp_path / "eager", progress=False)["loss"].tolist()
+    assert type(eager) is PairTask
+    torch.testing.assert_close(graphed.model.weight, eager.model.weight, rtol=1e-4, atol=1e-5)
+    assert graphed_losses == pytest.approx(eager_losses, rel=1e-5)
+    fresh = pair_task(TrainConfig.from_dict(settings), table, constraints=lists)
+    never_waits(fresh, 2, fresh.steps_per_epoch - 2)
