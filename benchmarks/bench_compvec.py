@@ -53,6 +53,9 @@ def main() -> None:
         default=["eager", "graphed"],
         help="steps to time (graphed: CUDA only)",
     )
+    parser.add_argument(
+        "--devices", nargs="+", choices=["cpu", "cuda"], help="default: cpu, and cuda where present"
+    )
     args = parser.parse_args()
 
     folder = (mirror_dir(None) or REPO.parent / "shared" / "data") / "compvec-wordnet"
@@ -61,7 +64,7 @@ def main() -> None:
     train = read_released(folder / "train_data.gz")
     vocabulary = read_vocabulary(folder / "vocab.gz")
     matrix = np.random.default_rng(0).uniform(-1, 1, (len(vocabulary), args.dim))
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    devices = args.devices or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(f"{train.num_rows} definitions, {len(vocabulary)} words, dim {args.dim}")
     print(f"\n{'composer':10} {'device':7} {'step':8} {'threads':>7} {'defs/s':>10} {'ms/step':>8}")
     for name in args.composers:

@@ -188,6 +188,9 @@ def main() -> None:
         default=["eager", "graphed"],
         help="steps to time (graphed: CUDA only)",
     )
+    parser.add_argument(
+        "--devices", nargs="+", choices=["cpu", "cuda"], help="default: cpu, and cuda where present"
+    )
     parser.add_argument("--stack", type=int, default=0, help="also N grid points side by side")
     args = parser.parse_args()
 
@@ -207,7 +210,7 @@ def main() -> None:
         f"{args.threads} threads"
     )
 
-    devices = ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
+    devices = args.devices or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(
         f"\n{'run':24} {'device':7} {'step':8} {'points':>6} {'pairs/s':>10} {'point-pairs/s':>14}"
     )
@@ -222,7 +225,8 @@ def main() -> None:
             "shared_vocab": shared,
         }
         for device in devices:
-            for points in [0] + ([args.stack] if args.stack else []):
+            stack = min(args.stack, len(STACKS[RUNS[run]["objective"]]))
+            for points in [0] + ([stack] if stack else []):
                 for step in args.steps:
                     best = best_pairs_per_s(settings, data, device, step, points)
                     if best is None:
