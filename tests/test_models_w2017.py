@@ -434,7 +434,8 @@ def test_cuda_equals_cpu(name, settings):
     rows = torch.randn(8, 5, generator=torch.Generator().manual_seed(2)).requires_grad_()
     out = composer(_batch(SEGMENTS, rows))
     out.square().sum().backward()
-    grads = [rows.grad, *[p.grad for p in composer.parameters()]]
+    # Copied: Module.cuda() moves the parameters' grads in place.
+    grads = [g.clone() for g in (rows.grad, *[p.grad for p in composer.parameters()])]
     on_cuda = composer.cuda()
     for p in on_cuda.parameters():
         p.grad = None

@@ -4,7 +4,8 @@
 # runs the tests CI skips for want of CUDA, then the GPU benchmarks, the figures issue #29
 # asks for first. Logs go to $OUT (else .gpu/out). GPU_DEADLINE (seconds, default 540) stops
 # starting benchmarks past it, so that the logs come back within the call's limit;
-# GPU_TESTS=0 skips the tests, GPU_BENCH=0 the benchmarks.
+# GPU_TESTS=0 skips the tests, GPU_BENCH=0 the benchmarks; GPU_ONLY="compvec paragram" runs
+# just the benchmarks named.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 START=$SECONDS
@@ -36,6 +37,7 @@ fi
 bench() {
     local name=$1 limit=$2
     shift 2
+    [[ -n "${GPU_ONLY:-}" && " $GPU_ONLY " != *" $name "* ]] && return
     if ((SECONDS - START + limit > DEADLINE)); then
         echo "== $name: skipped, $((SECONDS - START)) s gone" | tee -a "$OUT/bench.log"
         return
@@ -49,8 +51,8 @@ if [[ "${GPU_BENCH:-1}" == 1 ]]; then
     B=benchmarks
     bench train-b100 90 $B/bench_train.py --devices cuda --steps eager static graphed
     bench train-b25 60 $B/bench_train.py --devices cuda --steps graphed --batch-size 25
-    bench compvec 90 $B/bench_compvec.py --devices cuda --kinds eager static graphed \
-        --steps 40 --warmup 10
+    bench compvec 90 $B/bench_compvec.py --devices cuda --kinds eager graphed \
+        --composers sum mean max max_pad sum_proj gru --steps 40 --warmup 10
     bench encoders 60 $B/bench_encoders.py --device cuda --encoders lstmavg gran \
         --steps 20 --warmup 3 --repeats 2
     for size in 25 50 100; do

@@ -113,7 +113,7 @@ def segment_keys(ids: torch.Tensor, starts: torch.Tensor) -> torch.Tensor:
     """A key per segment, equal for segments with identical token sequences: the word id when
     every segment is one token (so that :class:`ForbiddenPairs` can look it up), else
     ``−1 − k`` for the ``k``-th distinct sequence."""
-    lengths = torch.diff(starts, append=starts.new_tensor([ids.numel()]))
+    lengths = torch.diff(starts, append=starts.new_full((1,), ids.numel()))
     if bool((lengths == 1).all()):
         return ids[starts]
     width = int(lengths.max()) if lengths.numel() else 0

@@ -18,7 +18,7 @@ class _Bag(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, rows: torch.Tensor, ids: torch.Tensor, offsets: torch.Tensor, mode: str):
-        lengths = torch.diff(offsets, append=offsets.new_tensor([ids.numel()]))
+        lengths = torch.diff(offsets, append=offsets.new_full((1,), ids.numel()))
         ctx.save_for_backward(ids, lengths)
         ctx.mean, ctx.n_rows = mode == "mean", rows.shape[0]
         return F.embedding_bag(ids, rows, offsets, mode=mode)

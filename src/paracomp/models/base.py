@@ -32,7 +32,7 @@ class SegmentBatch:
 
     def lengths(self) -> torch.Tensor:
         """The number of tokens of each segment, ``(n,)``."""
-        return torch.diff(self.offsets, append=self.offsets.new_tensor([self.ids.numel()]))
+        return torch.diff(self.offsets, append=self.offsets.new_full((1,), self.ids.numel()))
 
     def tokens(self) -> torch.Tensor:
         """The rows of all tokens, segments concatenated, ``(N, word_width)``."""

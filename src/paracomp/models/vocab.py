@@ -247,7 +247,7 @@ class EncodedPairs:
             head, tail = block[:full].view(-1, batch_size), block[full:]
             segments = torch.cat([torch.cat([head, head + n], 1).view(-1), tail, tail + n])
             ids, starts = self.segments.take(segments)
-            bounds = torch.cat([starts[:: 2 * batch_size], starts.new_tensor([ids.numel()])])
+            bounds = torch.cat([starts[:: 2 * batch_size], starts.new_full((1,), ids.numel())])
             if tail.numel():  # the last, smaller batch starts 2·|tail| segments from the end
                 bounds[-2] = starts[-2 * tail.numel()]
             bounds = bounds.tolist()

@@ -88,7 +88,7 @@ class MegaStep:
 def pool_segments(data: EncodedPairs, pairs: torch.Tensor) -> Segments:
     """The segments of ``pairs``: side 1 of each, then side 2."""
     ids, starts = data.segments.take(torch.cat([pairs, pairs + data.n_pairs]))
-    end = starts.new_tensor([ids.numel()])
+    end = starts.new_full((1,), ids.numel())
     return Segments(ids, torch.cat([starts, end]))
 
 

@@ -53,7 +53,7 @@ def noisy_loss(
     negatives = sampler.sample(clean, layout, objective.score)
     k = negatives.shape[1]
     anchors = torch.arange(2 * b, device=negatives.device)
-    segments = Segments(ids, torch.cat([starts, starts.new_tensor([ids.numel()])]))
+    segments = Segments(ids, torch.cat([starts, starts.new_full((1,), ids.numel())]))
     taken_ids, taken_starts = segments.take(torch.cat([anchors, negatives.reshape(-1)]))
     words = model.lookup(taken_ids.to(ids.device), taken_starts.to(ids.device))
     vectors = model.composed(noise.dropped(words, generator))

@@ -87,7 +87,7 @@ def scramble(
         raise ValueError(f"scrambling needs the segments of whole pairs, got {n} segments")
     b = n // 2 if pairs is None else pairs
     total = ids.numel()
-    lengths = torch.diff(offsets, append=offsets.new_tensor([total]))
+    lengths = torch.diff(offsets, append=offsets.new_full((1,), total))
     drawn = (_uniform((b,), generator, ids) < rate).repeat(2)
     if 2 * b < n:
         drawn = torch.cat([drawn, drawn.new_zeros(n - 2 * b)])
