@@ -224,5 +224,8 @@ def test_cuda_equals_cpu(tmp_path, run):
     pairs = _pairs()
     cpu = train_pairs(_config(run), pairs, tmp_path / "cpu", progress=False)
     cuda = train_pairs(_config(run, device="cuda"), pairs, tmp_path / "cuda", progress=False)
-    torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, rtol=1e-4, atol=1e-5)
+    # cuDNN's LSTM rounds unlike the CPU's, and Adam scales each entry's rounding up to a share
+    # of lr (0.011·lr seen on an H200): held to 0.05·lr.
+    atol = 1e-5 if run == "wlo" else 0.05 * BASE["lr"]
+    torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, rtol=1e-4, atol=atol)
     assert cpu.history["loss"].tolist() == pytest.approx(cuda.history["loss"].tolist(), rel=1e-4)

@@ -120,8 +120,12 @@ class GriddedComposer:
         if key not in self.shapes:
             module = Gridded(self.composer, width)
             if self.graphed and grad:
+                # The sample is a leaf of its own: a captured backward that stops at ``tokens``
+                # would hand its gradient to ``tokens``' producer on the stream that made it,
+                # the legacy stream, which no capture may make wait.
+                sample = tokens.detach().clone().requires_grad_(tokens.requires_grad)
                 module = torch.cuda.make_graphed_callables(
-                    module, (tokens, lengths), allow_unused_input=True  # e.g. an unused gate
+                    module, (sample, lengths), allow_unused_input=True  # e.g. an unused gate
                 )
             elif self.graphed:
                 module = _Forward(module, tokens, lengths)
