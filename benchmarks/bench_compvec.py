@@ -19,8 +19,10 @@ without a static step (:data:`~paracomp.models.STATIC_COMPOSERS`) get the eager 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -39,6 +41,19 @@ REPO = Path(__file__).resolve().parents[1]
 LOG_EVERY = 10
 
 
+@contextlib.contextmanager
+def profiled(on: bool, device: str) -> Iterator[torch.profiler.profile | None]:
+    """A torch profiler over the block (CPU and, on CUDA, its kernels) when ``on``."""
+    if not on:
+        yield None
+        return
+    activities = [torch.profiler.ProfilerActivity.CPU]
+    if device == "cuda":
+        activities.append(torch.profiler.ProfilerActivity.CUDA)
+    with torch.profiler.profile(activities=activities) as prof:
+        yield prof
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--dim", type=int, default=50)
@@ -52,6 +67,9 @@ def main() -> None:
         choices=["eager", "static", "graphed"],
         default=["eager", "graphed"],
         help="steps to time (graphed: CUDA only)",
+    )
+    parser.add_argument(
+        "--profile", action="store_true", help="also print each run's busiest operators"
     )
     parser.add_argument(
         "--devices", nargs="+", choices=["cpu", "cuda"], help="default: cpu, and cuda where present"
@@ -93,7 +111,7 @@ def main() -> None:
                 else:
                     graphed = kind == "graphed"
                     task = StaticTargetTask(config, train, vocabulary, matrix, graphed=graphed)
-                with tempfile.TemporaryDirectory() as out:
+                with tempfile.TemporaryDirectory() as out, profiled(args.profile, device) as prof:
                     curve = loop.run(task, Path(out), progress=False)
                 timed = curve[curve["step"] > args.warmup]
                 seconds = float(timed["seconds"].sum())
@@ -104,6 +122,10 @@ def main() -> None:
                     f"{1000 * seconds / steps:>8.2f}",
                     flush=True,
                 )
+                if prof is not None:
+                    key = "self_device_time_total" if device == "cuda" else "self_cpu_time_total"
+                    print(prof.key_averages().table(sort_by=key, row_limit=12), flush=True)
+
 
 if __name__ == "__main__":
     main()

@@ -15,8 +15,9 @@ composing and mining the mega-batches is measured around
 Measured 2026-11-24 on this project's 2-core machine, NOT idle (load 9–11 from other jobs),
 4,000 KJV–WEB training pairs, torch 2.13 CPU, 1 thread: WLO 315 pairs/s (82% of it composing
 and mining the 4,000 × 4,000 log-EIP scores), LSTM GAUSSIAN 162 (40%), LSTM AVG 267 (9%),
-WORDAVG 7,394; with 2 threads under the same load 65 and 13 (oversubscribed cores). No CUDA
-device was lent to this task: ``--device cuda`` is untested.
+WORDAVG 7,394; with 2 threads under the same load 65 and 13 (oversubscribed cores). On one
+NVIDIA H200 (torch 2.11.0+cu130, 2026-11-27, ``--device cuda --repeats 1``, random pairs): WLO
+6,486 pairs/s (69% composing and mining), LSTM GAUSSIAN 5,126 (78%).
 """
 
 from __future__ import annotations

@@ -6,7 +6,6 @@
 #   mirror/    the mirror's folders the CUDA tests and GPU benchmarks read
 #   packages/  the Debian packages the tests unpack (a package cache: PARACOMP_PACKAGE_CACHE)
 #   bible_pairs.parquet  the tokenised WEB–SPARV verse pairs (elgohary2016's Bible stand-in)
-#   cuda_tests.txt       the node ids of the tests skipped here for want of CUDA
 # Then one device run with carry [".gpu"]: bash benchmarks/gpu/run.sh
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -54,28 +53,4 @@ pq.write_table(pairs, ".gpu/bible_pairs.parquet")
 print(f"{pairs.num_rows} verse pairs")
 PY
 
-python3 - <<'PY'
-"""Write the node ids of the tests that skip for want of CUDA (none are run)."""
-import pytest
-
-
-class CudaOnly:
-    ids: list[str] = []
-
-    def pytest_collection_modifyitems(self, items, config):
-        self.ids = [
-            item.nodeid
-            for item in items
-            if any(m.kwargs.get("reason") == "needs CUDA" for m in item.iter_markers("skipif"))
-        ]
-        config.hook.pytest_deselected(items=list(items))
-        items[:] = []
-
-
-plugin = CudaOnly()
-pytest.main(["-q", "-p", "no:cacheprovider", "tests"], plugins=[plugin])
-with open(".gpu/cuda_tests.txt", "w") as out:
-    out.write("\n".join(plugin.ids) + "\n")
-print(f"{len(plugin.ids)} CUDA tests")
-PY
 du -sh "$GPU"
