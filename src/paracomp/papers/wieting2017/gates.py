@@ -18,10 +18,13 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    from spacy.language import Language
 
 LABEL_MAP: dict[str, str] = {
     "ROOT": "root",
@@ -109,6 +112,17 @@ def pipeline_path(folder: Path) -> Path:
         if (config.parent / "meta.json").exists():
             return config.parent
     raise FileNotFoundError(f"no spaCy pipeline (config.cfg + meta.json) under {folder}")
+
+
+def load_pipeline(folder: Path) -> Language:
+    """spaCy's pipeline from a fetched package folder, checked against the digests its fetch
+    recorded first (:func:`~paracomp.data.fetch.verify_fetched`), without NER and lemmatizer."""
+    import spacy
+
+    from paracomp.data.fetch import verify_fetched
+
+    verify_fetched(folder)
+    return spacy.load(pipeline_path(Path(folder)), exclude=["ner", "lemmatizer"])
 
 
 def candidates(texts: Iterable[str], max_words: int, seed: int) -> list[str]:
