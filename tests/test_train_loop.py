@@ -1,6 +1,7 @@
 """The training loop: resume after a kill, determinism, config errors and a real smoke run."""
 
 import random
+import re
 
 import numpy as np
 import pyarrow as pa
@@ -140,6 +141,21 @@ def test_truncated_checkpoint_is_a_clear_error(tmp_path):
     checkpoint.write_bytes(checkpoint.read_bytes()[:100])
     with pytest.raises(ConfigError, match=r"checkpoint.pt: unreadable checkpoint .*delete it"):
         train(config, _toy_pairs(), tmp_path, progress=False)
+
+
+@pytest.mark.parametrize("size", [10, 10_000])
+def test_random_bytes_checkpoint_gives_no_weights_only_advice(tmp_path, size):
+    """Random bytes fail torch's weights-only unpickler, whose message advises loading with
+    ``weights_only`` off: the error keeps only the reason, in one line."""
+    config = TrainConfig.from_dict({**FAST, **RUNS["bicvm-corpus"], "epochs": 1})
+    (tmp_path / "checkpoint.pt").write_bytes(random.Random(size).randbytes(size))
+    with pytest.raises(ConfigError) as caught:
+        train(config, _toy_pairs(), tmp_path, progress=False)
+    message = str(caught.value)
+    assert re.fullmatch(
+        r".*checkpoint\.pt: unreadable checkpoint \(\w+: [^\n]+\); delete it to restart", message
+    )
+    assert "weights_only" not in message
 
 
 def test_config_errors():

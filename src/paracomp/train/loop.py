@@ -166,7 +166,19 @@ def _load_checkpoint(path: Path) -> dict[str, Any]:
     try:
         return torch.load(path, map_location="cpu", weights_only=True)
     except Exception as exc:  # truncated, corrupt or not a checkpoint
-        raise ConfigError(f"{path}: unreadable checkpoint ({exc}); delete it to restart") from exc
+        reason = _load_failure(exc)
+        raise ConfigError(
+            f"{path}: unreadable checkpoint ({reason}); delete it to restart"
+        ) from exc
+
+
+def _load_failure(exc: Exception) -> str:
+    """``torch.load``'s reason in a line, without its advice to load with ``weights_only``
+    off (never for a file this run did not write whole)."""
+    text = str(exc)
+    _, marker, rest = text.partition("WeightsUnpickler error:")
+    lines = [line.strip() for line in (rest if marker else text).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else 'no reason given'}"
 
 
 def _mismatch(task: Task, state: Mapping[str, Any]) -> str:
