@@ -46,15 +46,32 @@ def test_mirror_that_is_a_file(no_env: pytest.MonkeyPatch, tmp_path: Path) -> No
 
 def test_config_wins_over_environment(no_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
     no_env.setenv(MIRROR_ENV, str(tmp_path / "nonexistent"))
+    (tmp_path / "men").mkdir()
     assert mirror_dir(str(tmp_path)) == tmp_path.resolve()
 
 
 def test_mirror_lacking_a_dataset_falls_back(no_env: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    empty = mirror_dir(str(tmp_path))
-    assert empty == tmp_path.resolve()
+    (tmp_path / "men").mkdir()
+    partial = mirror_dir(str(tmp_path))
+    assert partial == tmp_path.resolve()
     cat = load()
-    assert choose_source(cat.set("simlex999"), ["mirror", "registry"], empty, cat) == "registry"
-    assert choose_source(cat.set("sick2014"), ["mirror", "registry"], empty, cat) is None
+    assert choose_source(cat.set("simlex999"), ["mirror", "registry"], partial, cat) == "registry"
+    assert choose_source(cat.set("sick2014"), ["mirror", "registry"], partial, cat) is None
+
+
+def test_mirror_holding_no_dataset_is_refused(no_env: pytest.MonkeyPatch, mirror: Path) -> None:
+    """The real mirror's parent (a likely slip) holds folders, but none is a dataset."""
+    with pytest.raises(ConfigError) as caught:
+        mirror_dir(str(mirror.parent))
+    message = str(caught.value)
+    assert message.startswith(f"mirror {mirror.parent.resolve()} (from config key `mirror`) ")
+    assert "holds none of the catalogue's datasets" in message and message.endswith("check the path")
+
+
+def test_dry_run_refuses_a_mirror_holding_no_dataset(dry_run, tmp_path: Path) -> None:
+    (tmp_path / "not-a-dataset").mkdir()
+    with pytest.raises(AssertionError, match="holds none of the catalogue's datasets"):
+        dry_run(tmp_path / "work", "results/elgohary2016/table3.csv", mirror=tmp_path)
 
 
 def test_cli_catalog_reports_a_missing_mirror(

@@ -142,9 +142,10 @@ def mirror_dir(configured: str | None, origin: str = "config key `mirror`") -> P
     """The mirror folder: ``configured`` (named ``origin`` in errors), else ``$PARACOMP_MIRROR``,
     else none.
 
-    A mirror that is set but is not an existing folder is a :class:`ConfigError` (a typo must
-    not silently switch every set to another source); a mirror folder that lacks a dataset is
-    fine: that dataset comes from the next source.
+    A mirror that is set but is not an existing folder, or that holds none of the catalogue's
+    datasets (the wrong folder: its parent, say), is a :class:`ConfigError` (a typo must not
+    silently switch every set to another source); a mirror folder that lacks some datasets is
+    fine: those come from the next source.
     """
     if not configured and os.environ.get(MIRROR_ENV):
         configured, origin = os.environ[MIRROR_ENV], f"${MIRROR_ENV}"
@@ -155,6 +156,12 @@ def mirror_dir(configured: str | None, origin: str = "config key `mirror`") -> P
         raise ConfigError(f"mirror {path} (from {origin}) does not exist")
     if not path.is_dir():
         raise ConfigError(f"mirror {path} (from {origin}) is not a directory")
+    names = sorted(load().datasets)
+    if not any((path / name).is_dir() for name in names):
+        raise ConfigError(
+            f"mirror {path} (from {origin}) holds none of the catalogue's datasets (a mirror "
+            f"holds <dataset>/<file>, e.g. {path / names[0]}/…); check the path"
+        )
     return path
 
 
