@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -285,6 +286,24 @@ def test_gensim_comments_and_simlex_header(tmp_path: Path) -> None:
     (tmp_path / "pairs.txt").write_text("word1\tword2\tPOS\tSimLex999\nold\tnew\t1.58\n")
     with pytest.raises(DataError, match="pairs.txt:2: expected 4 fields, got 3"):
         parse_set(word_spec("simlex"), "mirror", tmp_path)
+
+
+def test_one_latin1_byte_leaves_the_other_lines_alone(tmp_path: Path, mirror: Path, caplog) -> None:
+    """A real STS 2013 file with one byte of Latin-1 written into line 300: that line falls
+    back (with a warning naming it), every UTF-8 line (curly quotes included) is as before."""
+    shutil.copytree(mirror / "sts2013-test", tmp_path / "sts2013-test")
+    path = tmp_path / "sts2013-test" / "STS.input.headlines.txt"
+    lines = path.read_bytes().split(b"\n")
+    lines[299] = lines[299].replace(b" ", " caf\xe9 ".encode("latin-1"), 1)
+    path.write_bytes(b"\n".join(lines))
+    name = "sts2013"
+    original = parse_mirror(name, mirror).to_pylist()
+    with caplog.at_level("WARNING"):
+        changed = parse_mirror(name, tmp_path).to_pylist()
+    assert f"{path}: not UTF-8 at line 300 (cp1252)" in caplog.text
+    differ = [i for i, (a, b) in enumerate(zip(original, changed, strict=True)) if a != b]
+    assert len(differ) == 1 and " café " in changed[differ[0]]["s1"]
+    assert any("‘El Taliban’" in row["s2"] for row in changed)
 
 
 def test_sts_semeval_small(tmp_path: Path) -> None:

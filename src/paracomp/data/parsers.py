@@ -2,9 +2,10 @@
 
 :func:`parse_set` reads one catalogue set from one source. Decisions common to all formats:
 
-- Files are read as bytes and decoded as UTF-8 (a BOM is dropped), falling back to cp1252 and
-  then latin-1; lines are split on ``\\n`` only (a trailing ``\\r`` is removed), so that
-  sentences keep any other control characters.
+- Files are read as bytes and split on ``\\n`` only (a trailing ``\\r`` is removed), so that
+  sentences keep any other control characters; each line is decoded as UTF-8 (a BOM at the
+  start is dropped), and only a line that is not UTF-8 falls back to cp1252 and then latin-1,
+  with a warning naming the file and its lines: one stray byte never re-decodes the rest.
 - Fields are split on tabs, never with ``csv`` quoting (STS sentences contain quotes).
 - A malformed line (wrong field count, unparseable score) raises :class:`DataError` naming the
   file and its 1-based line number.
@@ -25,6 +26,8 @@
 
 from __future__ import annotations
 
+import codecs
+import logging
 import math
 import re
 from collections.abc import Iterator, Mapping, Sequence
@@ -39,8 +42,10 @@ from paracomp.data.catalog import SetSpec, load
 from paracomp.data.fetch import verify_fetched
 from paracomp.errors import ConfigError, DataError
 
-ENCODINGS = ("utf-8-sig", "cp1252", "latin-1")
-"""Tried in order when decoding a file; latin-1 never fails."""
+log = logging.getLogger(__name__)
+
+ENCODINGS = ("utf-8", "cp1252", "latin-1")
+"""Tried in order when decoding a line; latin-1 never fails."""
 
 EXPECTED_SUBSETS: dict[str, dict[str, str]] = {
     "sts2012": dict.fromkeys(
@@ -185,21 +190,34 @@ def find_member(root: Path, member: str) -> Path:
 
 
 def read_lines(path: Path) -> list[str]:
-    """The lines of ``path``, decoded with the first of :data:`ENCODINGS` that fits."""
+    """The lines of ``path``, each decoded with the first of :data:`ENCODINGS` that fits."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
         raise DataError(f"{path}: file not found") from None
-    for encoding in ENCODINGS:
+    raw = data.removeprefix(codecs.BOM_UTF8).split(b"\n")
+    if raw[-1] == b"":
+        raw.pop()
+    lines, fallbacks = [], []
+    for number, line in enumerate(raw, 1):
+        text, encoding = _decode(line)
+        lines.append(text.removesuffix("\r"))
+        if encoding != ENCODINGS[0]:
+            fallbacks.append(f"{number} ({encoding})")
+    if fallbacks:
+        more = f" and {len(fallbacks) - 5} more" if len(fallbacks) > 5 else ""
+        log.warning("%s: not UTF-8 at line %s%s", path, ", ".join(fallbacks[:5]), more)
+    return lines
+
+
+def _decode(line: bytes) -> tuple[str, str]:
+    """``line`` decoded with the first of :data:`ENCODINGS` that fits, and that encoding."""
+    for encoding in ENCODINGS[:-1]:
         try:
-            text = data.decode(encoding)
-            break
+            return line.decode(encoding), encoding
         except UnicodeDecodeError:
             continue
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return [line.removesuffix("\r") for line in lines]
+    return line.decode(ENCODINGS[-1]), ENCODINGS[-1]
 
 
 def _split(
