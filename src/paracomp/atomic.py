@@ -7,6 +7,7 @@ removes the parts of that output that are stale (:func:`clean_stale_parts`).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import logging
 import os
@@ -18,6 +19,8 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from paracomp.errors import WriteError
 
 STALE_AFTER = 24 * 3600.0
 """Seconds after its last change when a part whose writer cannot be checked counts as stale."""
@@ -98,40 +101,64 @@ def clean_stale_parts(target: str | os.PathLike[str], now: float | None = None) 
     return removed
 
 
+WRITE_ERRNOS = frozenset({errno.ENOSPC, errno.EROFS, errno.EDQUOT, errno.EFBIG})
+"""Errors that only a write raises: reported as the output's (:class:`WriteError`)."""
+
+ACCESS_ERRNOS = frozenset({errno.EACCES, errno.EPERM})
+"""Errors a read can raise too: the output's only where they name its folder or part."""
+
+
+@contextmanager
+def _writing(target: Path) -> Iterator[None]:
+    """Turn the block's failure to write ``target`` (or its part) into a :class:`WriteError`
+    naming ``target``; any other error passes unchanged."""
+    try:
+        yield
+    except OSError as exc:
+        named = exc.filename is None or Path(exc.filename).parent in (target.parent, target)
+        if exc.errno in WRITE_ERRNOS or (exc.errno in ACCESS_ERRNOS and named):
+            raise WriteError(f"{target}: cannot write ({os.strerror(exc.errno)})") from exc
+        raise
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary path beside ``path``; move it into place only if the block succeeds."""
+    """Yield a temporary path beside ``path``; move it into place only if the block succeeds.
+    A full disk or a read-only folder is a :class:`WriteError` naming ``path``."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_parts(target)
-    fd, tmp = tempfile.mkstemp(prefix=_prefix(target), suffix=".part", dir=target.parent)
-    os.close(fd)
-    tmp_path = Path(tmp)
-    try:
-        yield tmp_path
-        os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp makes 0600 files
-        os.replace(tmp_path, target)
-    finally:
-        if tmp_path.exists():
-            tmp_path.unlink()
+    with _writing(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_parts(target)
+        fd, tmp = tempfile.mkstemp(prefix=_prefix(target), suffix=".part", dir=target.parent)
+        os.close(fd)
+        tmp_path = Path(tmp)
+        try:
+            yield tmp_path
+            os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp makes 0600 files
+            os.replace(tmp_path, target)
+        finally:
+            if tmp_path.exists():
+                tmp_path.unlink()
 
 
 @contextmanager
 def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
-    """Yield a temporary directory beside ``path``; it replaces ``path`` only on success."""
+    """Yield a temporary directory beside ``path``; it replaces ``path`` only on success.
+    A full disk or a read-only folder is a :class:`WriteError` naming ``path``."""
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    clean_stale_parts(target)
-    tmp = Path(tempfile.mkdtemp(prefix=_prefix(target), suffix=".part", dir=target.parent))
-    try:
-        yield tmp
-        os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
-        if target.exists():
-            shutil.rmtree(target)
-        os.replace(tmp, target)
-    finally:
-        if tmp.exists():
-            shutil.rmtree(tmp)
+    with _writing(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        clean_stale_parts(target)
+        tmp = Path(tempfile.mkdtemp(prefix=_prefix(target), suffix=".part", dir=target.parent))
+        try:
+            yield tmp
+            os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
+            if target.exists():
+                shutil.rmtree(target)
+            os.replace(tmp, target)
+        finally:
+            if tmp.exists():
+                shutil.rmtree(tmp)
 
 
 def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:

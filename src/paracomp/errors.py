@@ -13,6 +13,10 @@ class DataError(ParacompError):
     """An input file is malformed (the message names the file and line)."""
 
 
+class WriteError(ParacompError):
+    """An output cannot be written (a full disk, a read-only folder); the message names it."""
+
+
 class ChecksumError(DataError):
     """A file's sha256 differs from the catalogue's."""
 

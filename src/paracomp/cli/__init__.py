@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import logging
 import sys
 from collections.abc import Sequence
@@ -49,10 +50,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         args.func(args)
-    except ParacompError as exc:
-        print(f"paracomp: error: {exc}", file=sys.stderr)
+    except (ParacompError, OSError, json.JSONDecodeError) as exc:
+        print(f"paracomp: error: {_message(exc, args)}", file=sys.stderr)
         return 2
     return 0
+
+
+def _message(exc: Exception, args: argparse.Namespace) -> str:
+    """One line for a failure the user can fix: the project's errors as they are, a file that
+    cannot be opened by its path, malformed JSON by the argument that held it."""
+    if isinstance(exc, json.JSONDecodeError):
+        names = [f"--{k.replace('_', '-')}" for k, v in vars(args).items() if v == exc.doc]
+        where = f"argument {names[0]}" if names else "a JSON document"
+        return f"{where}: not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno})"
+    if isinstance(exc, OSError):
+        path = exc.filename if exc.filename is not None else (exc.args or ("?",))[0]
+        reason = exc.strerror or _REASONS.get(type(exc), type(exc).__name__)
+        return f"{path}: {reason[0].lower()}{reason[1:]}"
+    return str(exc)
+
+
+_REASONS: dict[type[OSError], str] = {
+    FileNotFoundError: "no such file",
+    IsADirectoryError: "is a directory",
+    NotADirectoryError: "not a directory",
+    PermissionError: "permission denied",
+}
+"""Reasons for OSErrors raised with a path alone (as pyarrow raises them)."""
 
 
 if __name__ == "__main__":

@@ -106,8 +106,7 @@ class Task(ABC):
         """Write ``composer.pt`` (settings and composer state) and the embeddings artefact."""
         out_dir.mkdir(parents=True, exist_ok=True)
         state = {"config": self.config.to_dict(), "composer": self.model.composer.state_dict()}
-        with atomic_path(out_dir / COMPOSER) as tmp:
-            torch.save(state, tmp)
+        save(state, out_dir / COMPOSER)
         words, matrix, notes = self.exported(steps)
         prov = artefacts.Provenance(
             dataset="trained",
@@ -226,8 +225,15 @@ def _checkpoint(task: Task, path: Path, step: int, history: list[dict[str, float
         "task": task.state_dict(),
         "history": history,
     }
-    with atomic_path(path) as tmp:
-        torch.save(state, tmp)
+    save(state, path)
+
+
+def save(state: Mapping[str, Any], path: Path) -> None:
+    """``torch.save`` of ``state`` to ``path``, atomically. Through a file object, so that a
+    full disk is Python's ``OSError`` (a :class:`~paracomp.errors.WriteError` naming
+    ``path``), not torch's ``enforce fail at inline_container.cc``."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        torch.save(state, handle)
 
 
 def _position(task: Task, done: int) -> int:
