@@ -15,7 +15,8 @@ from paracomp.data.catalog import (
     load as load_catalog,
     mirror_dir,
 )
-from paracomp.papers import PAPERS, check_paper, schema_path
+from paracomp.errors import named
+from paracomp.papers import PAPERS, check_generic_tables, check_paper, schema_path
 from paracomp.train.config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
 from paracomp.train.tuning import grid_points
@@ -235,7 +236,9 @@ def grid_of(paper: str, run: str) -> list[dict]:
     """The tuning grid of a run: its paper's grid named by the run's `grid`, else by its
     objective."""
     spec = runs_of(paper)[run]
-    return grid_points(block(paper)["grids"][spec.get("grid", spec["objective"])])
+    key = "grid" if "grid" in spec else "objective"
+    where, what = f"papers.{paper}.runs.{run}.{key}", f"grid of papers.{paper}.grids"
+    return grid_points(named(block(paper)["grids"], spec[key], where, what))
 
 
 def run_params(paper: str, run: str, epochs: int) -> dict:

@@ -5,6 +5,9 @@
 
 
 for _paper in BLOCKS:
+    check_generic_tables(
+        _paper, {t: table_spec(_paper, t) for t in generic_tables(_paper)}
+    )
     if not generic_tables(_paper):
         continue
 

@@ -149,6 +149,24 @@ def dry_run() -> Callable[..., tuple[str, dict[str, str]]]:
 
 
 @pytest.fixture(scope="session")
+def dag_error() -> Callable[..., str]:
+    """``dag_error(workdir, override, target)``: building the DAG of ``target`` on config.yaml
+    with the YAML text ``override`` on top fails; returns what Snakemake printed."""
+
+    def run(workdir: Path, override: str, target: str) -> str:
+        workdir.mkdir(parents=True, exist_ok=True)
+        (workdir / "override.yaml").write_text(override)
+        cmd = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", target]
+        cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
+        cmd += ["--configfile", str(REPO / "config.yaml"), str(workdir / "override.yaml")]
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        assert proc.returncode != 0, proc.stdout[-2000:]
+        return proc.stdout + proc.stderr
+
+    return run
+
+
+@pytest.fixture(scope="session")
 def verse_pairs(bible_sample) -> pa.Table:
     """120 real verse pairs (English, Spanish) as segment pairs."""
     from paracomp.train.pairs import segment_pairs

@@ -1,5 +1,10 @@
 """Exceptions raised for bad input; each message names the file, line or key at fault."""
 
+from collections.abc import Mapping
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 class ParacompError(Exception):
     """Base class: an error a user can act on, printed without a traceback by the CLI."""
@@ -31,3 +36,12 @@ class ChecksumError(DataError):
 
 class SourceUnavailable(ParacompError):
     """No configured source can provide a dataset or file."""
+
+
+def named(known: Mapping[str, T], name: str, where: str, what: str) -> T:
+    """``known[name]``, or a :class:`ConfigError` naming the config key ``where`` that holds
+    ``name`` and listing the ``what`` (e.g. "grid of papers.x.grids") there are."""
+    try:
+        return known[name]
+    except KeyError:
+        raise ConfigError(f"{where}: {name!r} is not a {what}; known: {sorted(known)}") from None

@@ -11,9 +11,11 @@ This module imports no paper package (building the workflow's DAG reads it).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
+from typing import Any
 
 import yaml
 
@@ -52,6 +54,29 @@ def printed_table(paper: str, table: str) -> PrintedTable:
     if table not in tables:
         raise ConfigError(f"paper {paper!r} has no table {table!r}; it has {sorted(tables)}")
     return tables[table]
+
+
+def check_generic_tables(paper: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+    """The tables of ``paper``'s config block that the generic table rule builds: each one of
+    its printed tables, each column one of that table's printed columns, each ``stat`` one
+    of them too (statistics files key their values by column); else a :class:`ConfigError`
+    naming the key and the valid names."""
+    printed = printed_tables(paper)
+    for table, spec in tables.items():
+        where = f"papers.{paper}.tables.{table}"
+        if table not in printed:
+            raise ConfigError(f"{where}: {paper} has no table {table!r}; it has {sorted(printed)}")
+        columns = printed[table].columns
+        for column, entry in spec["columns"].items():
+            if column not in columns:
+                raise ConfigError(
+                    f"{where}.columns.{column}: not a column of {table}; its columns: {columns}"
+                )
+            if "stat" in entry and entry["stat"] not in columns:
+                raise ConfigError(
+                    f"{where}.columns.{column}.stat: {entry['stat']!r} is not a statistic of "
+                    f"{table}; its statistics: {columns}"
+                )
 
 
 @cache

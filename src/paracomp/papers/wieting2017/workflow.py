@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from paracomp.errors import named
 from paracomp.train.config import validate
 from paracomp.train.tuning import grid_points
 
@@ -148,6 +149,13 @@ class Inputs:
     lowercase: bool
 
     def __post_init__(self) -> None:
+        grids, composers = self.block["grids"], self.block["composers"]
+        for part, runs in (("transfer", self.runs()), ("supervised.runs", self.supervised_runs())):
+            for run, spec in runs.items():
+                where = f"papers.wieting2017.{part}.{run}"
+                named(grids, spec["grid"], f"{where}.grid", "grid of papers.wieting2017.grids")
+                what = "model of papers.wieting2017.composers"
+                named(composers, spec["model"], f"{where}.model", what)
         for run in self.runs():
             for index, point in enumerate(self.points(run)):
                 where = f"papers.wieting2017.transfer.{run} with grid point {index} {point}"
