@@ -19,7 +19,7 @@ from paracomp.errors import named
 from paracomp.papers import PAPERS, check_generic_tables, check_paper, schema_path
 from paracomp.train.config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
-from paracomp.train.tuning import grid_points
+from paracomp.train.grid import grid_points
 
 
 validate(config, schema="../workflow/schemas/config.schema.yaml")

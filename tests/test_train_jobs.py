@@ -14,8 +14,9 @@ from paracomp.cli import main
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import DataError
+from paracomp.train.grid import grid_points
 from paracomp.train.pairs import segment_pairs
-from paracomp.train.tuning import grid_points, select
+from paracomp.train.tuning import select
 
 PROV = Provenance("t", "test", {}, {})
 

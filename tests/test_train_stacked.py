@@ -17,10 +17,10 @@ from paracomp.data.parsers import parse_set
 from paracomp.errors import ConfigError
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
+from paracomp.train.grid import grid_points
 from paracomp.train.pairs import PairTask
 from paracomp.train.stacked import StackedPairTask
 from paracomp.train.stacks import split_grid
-from paracomp.train.tuning import grid_points
 
 FAST = {"epochs": 3, "batch_size": 16, "dim": 12, "threads": 1}
 REFERENCE = {"objective": "bicvm", "score": "half_sq_euclidean", "attraction": 1.0}

@@ -68,7 +68,8 @@ def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
 
 
 def test_building_the_dag_imports_no_torch(tmp_path, mirror):
-    """Every table of every paper, dry-run: neither torch nor numba is imported."""
+    """Every table of every paper, dry-run: neither torch nor numba is imported, nor pandas,
+    scipy or sacremoses (the grid's points come from the pure :mod:`paracomp.train.grid`)."""
     env = {**os.environ, "PARACOMP_MIRROR": str(mirror)}
     cmd = [sys.executable, "-X", "importtime", "-m", "snakemake", "-n", "--cores", "2"]
     cmd += ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(REPO / "config.yaml")]
@@ -77,7 +78,7 @@ def test_building_the_dag_imports_no_torch(tmp_path, mirror):
     assert proc.returncode == 0, proc.stderr[-3000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in proc.stderr.splitlines()}
     assert "snakemake" in imported and "paracomp.papers" in imported
-    assert not {"torch", "numba"} & imported
+    assert not {"torch", "numba", "pandas", "scipy", "sacremoses"} & imported
 
 
 @pytest.mark.parametrize(

@@ -1,5 +1,6 @@
 """The one trainer: run settings (:mod:`~paracomp.train.config`), the training loop with its
 checkpoints and export (:mod:`~paracomp.train.loop`), the tasks it runs (segment pairs,
 :mod:`~paracomp.train.pairs`; segments and target words, :mod:`~paracomp.train.targets`),
-optimisers, pretrained initial rows and the tuning grid (:mod:`~paracomp.train.tuning`).
+optimisers, pretrained initial rows, the tuning grid (:mod:`~paracomp.train.grid`) and the
+selection of its points (:mod:`~paracomp.train.tuning`).
 Importing this package imports no torch."""

@@ -3,7 +3,6 @@ best point and the report of all of them."""
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
 from collections.abc import Mapping, Sequence
@@ -22,16 +21,6 @@ from paracomp.eval.metrics import pearson
 from paracomp.eval.sts import predict_pairs
 
 log = logging.getLogger(__name__)
-
-def grid_points(grid: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, Any]]:
-    """Every point of a grid given as a union of sub-grids (each a product of value lists),
-    e.g. Euclidean margins {1, 10, 100} and cosine margins {0.4, 0.6, 0.8}."""
-    points = []
-    for sub in grid:
-        keys = list(sub)
-        points += [dict(zip(keys, values)) for values in itertools.product(*sub.values())]
-    return points
-
 
 @dataclass(frozen=True)
 class TuningSet:

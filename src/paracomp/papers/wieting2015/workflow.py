@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paracomp.train.config import validate
-from paracomp.train.tuning import grid_points
+from paracomp.train.grid import grid_points
 
 R = "resources/wieting2015"
 W = "results/wieting2015"

@@ -28,7 +28,7 @@ from typing import Any
 
 from paracomp.errors import named
 from paracomp.train.config import validate
-from paracomp.train.tuning import grid_points
+from paracomp.train.grid import grid_points
 
 R = "resources/wieting2017"
 W = "results/wieting2017"
