@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import hashlib
+import json
 import logging
 import os
 import re
@@ -19,6 +20,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from paracomp.errors import WriteError
 
@@ -168,3 +170,9 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
         while block := handle.read(chunk):
             digest.update(block)
     return digest.hexdigest()
+
+
+def write_json(path: str | os.PathLike[str], value: Any) -> None:
+    """``value`` as indented JSON with sorted keys, written atomically."""
+    with atomic_path(path) as tmp:
+        tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")

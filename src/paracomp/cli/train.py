@@ -28,8 +28,8 @@ def _tuning_set(args: argparse.Namespace) -> TuningSet | None:
 
 
 def _train(args: argparse.Namespace) -> None:
+    from paracomp.atomic import write_json
     from paracomp.train.job import job_config, train_job
-    from paracomp.train.tuning import write_json
 
     point = json.loads(args.point) if args.point else {}
     if args.selected:
@@ -45,10 +45,9 @@ def _train(args: argparse.Namespace) -> None:
 
 
 def _train_stack(args: argparse.Namespace) -> None:
-    from paracomp.atomic import atomic_dir
+    from paracomp.atomic import atomic_dir, write_json
     from paracomp.train.job import job_config, train_job
     from paracomp.train.stacked import train_stack
-    from paracomp.train.tuning import write_json
 
     points = {int(index): point for index, point in json.loads(args.points).items()}
     base = json.loads(args.params)

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from paracomp.atomic import atomic_path
+from paracomp.atomic import write_json
 from paracomp.errors import DataError
 from paracomp.eval.encode import SentenceEncoder
 from paracomp.eval.metrics import pearson
@@ -41,11 +41,6 @@ class TuningSet:
             )
         preds = predict_pairs(frame, encoder, self.tokenizer, self.lowercase, "skip")
         return pearson(preds["gold"].to_numpy(), preds["pred"].to_numpy())
-
-
-def write_json(path: Path, record: Mapping[str, Any]) -> None:
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(record, indent=2, sort_keys=True))
 
 
 def select(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

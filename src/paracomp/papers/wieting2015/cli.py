@@ -51,8 +51,8 @@ def _lexical(args: argparse.Namespace) -> None:
 
 
 def _pairs(args: argparse.Namespace) -> None:
+    from paracomp.atomic import write_json
     from paracomp.papers.wieting2015.data import training_pairs
-    from paracomp.papers.wieting2015.scoring import write_json
 
     counts = training_pairs(args.data, _verified(args.folder), Path(args.out))
     write_json(Path(args.counts), counts)
@@ -67,7 +67,8 @@ def _sets(args: argparse.Namespace) -> None:
 
 
 def _word_scores(args: argparse.Namespace) -> None:
-    from paracomp.papers.wieting2015.scoring import word_scores, write_json
+    from paracomp.atomic import write_json
+    from paracomp.papers.wieting2015.scoring import word_scores
 
     sets = {k: Path(v) for k, v in (item.split("=", 1) for item in args.set)}
     scores = word_scores(Path(args.embeddings), sets)
@@ -84,7 +85,7 @@ def _word_scores(args: argparse.Namespace) -> None:
 
 
 def _select(args: argparse.Namespace) -> None:
-    from paracomp.papers.wieting2015.scoring import write_json
+    from paracomp.atomic import write_json
     from paracomp.papers.wieting2015.selection import select_record
 
     records = [json.loads(Path(p).read_text()) for p in args.records]
@@ -114,7 +115,7 @@ def _paragram(args: argparse.Namespace) -> None:
 
 def _phrase_scores(args: argparse.Namespace) -> None:
     from paracomp import artefacts
-    from paracomp.atomic import atomic_path
+    from paracomp.atomic import atomic_path, write_json
     from paracomp.errors import ConfigError
     from paracomp.papers.wieting2015 import scoring
 
@@ -141,7 +142,7 @@ def _phrase_scores(args: argparse.Namespace) -> None:
             "dev": {"set": set_name, "subset": subset, "ml": args.ml},
             "train": train,
         }
-        scoring.write_json(Path(args.record), record)
+        write_json(Path(args.record), record)
         log.info("development rho %.4f", dev)
     log.info("scored %d pairs", len(scores))
 
@@ -150,9 +151,9 @@ def _sst(args: argparse.Namespace) -> None:
     import torch
 
     from paracomp import artefacts
+    from paracomp.atomic import write_json
     from paracomp.data.sentiment import read_sst_binary
     from paracomp.papers.wieting2015.cnn import Split, train_static_cnn
-    from paracomp.papers.wieting2015.scoring import write_json
 
     torch.set_num_threads(args.threads)
     settings = json.loads(args.settings)

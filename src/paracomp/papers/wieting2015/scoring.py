@@ -11,7 +11,6 @@ spanning the remaining tokens; the number of pairs with such tokens is recorded.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -152,8 +151,3 @@ def _part(scores: pd.DataFrame, set_name: str, subset: str, split: str) -> pd.Da
     return scores[mask]
 
 
-def write_json(path: Path, value: Any) -> None:
-    from paracomp.atomic import atomic_path
-
-    with atomic_path(path) as tmp:
-        tmp.write_text(json.dumps(value, indent=1, sort_keys=True) + "\n")

@@ -91,9 +91,8 @@ def _init(args: argparse.Namespace) -> None:
 
 
 def _transfer(args: argparse.Namespace) -> None:
-    from paracomp.atomic import atomic_path
+    from paracomp.atomic import atomic_path, write_json
     from paracomp.papers.wieting2017.transfer import score_point
-    from paracomp.train.tuning import write_json
 
     unavailable = _pairs(args.unavailable)
     scores, pairs = score_point(
@@ -112,10 +111,10 @@ def _transfer(args: argparse.Namespace) -> None:
 
 
 def _supervised(args: argparse.Namespace) -> None:
+    from paracomp.atomic import write_json
     from paracomp.papers.wieting2017.supervised import run_supervised
     from paracomp.train.config import TrainConfig
     from paracomp.train.loop import compute_settings, resolve_device
-    from paracomp.train.tuning import write_json
 
     settings = {**json.loads(args.params), **json.loads(args.point)}
     sets = {k: Path(v) for k, v in _pairs(args.set).items()}
@@ -165,12 +164,11 @@ def _parse(args: argparse.Namespace) -> None:
 def _gates(args: argparse.Namespace) -> None:
     import pandas as pd
 
-    from paracomp.atomic import atomic_path
+    from paracomp.atomic import atomic_path, write_json
     from paracomp.eval.trained import load_run
     from paracomp.papers.wieting2017.gates import token_norms
     from paracomp.papers.wieting2017.tables import _describe, load_points
     from paracomp.papers.wieting2017.transfer import select
-    from paracomp.train.tuning import write_json
 
     runs = load_points(args.points)
     ((run, points),) = runs.items()
