@@ -7,15 +7,15 @@ from pathlib import Path
 
 
 def _evaluate(args: argparse.Namespace) -> None:
-    from paracomp.cli import pairs
+    from paracomp.cli import key_values
     from paracomp.eval.run import evaluate_model
 
     evaluate_model(
         embeddings=Path(args.embeddings),
         sts_sets=[Path(p) for p in args.sts],
         wordsim_sets=[Path(p) for p in args.wordsim],
-        unavailable=pairs(args.unavailable),
-        splits=pairs(args.split),
+        unavailable=key_values(args.unavailable),
+        splits=key_values(args.split),
         tokenizer=args.tokenizer,
         lowercase=args.lowercase,
         oov=args.oov,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def _table(args: argparse.Namespace) -> None:
-    from paracomp.cli import pairs
+    from paracomp.cli import key_values
     from paracomp.papers import printed_table, row_refs
     from paracomp.tables.write import write_table
 
@@ -17,7 +17,7 @@ def _table(args: argparse.Namespace) -> None:
         printed_table(args.paper, args.table),
         row_refs(args.paper, args.table),
         json.loads(args.spec),
-        {k: Path(v) for k, v in pairs(args.eval).items()},
+        {k: Path(v) for k, v in key_values(args.eval).items()},
         Path(args.out),
         stats,
     )

@@ -80,10 +80,10 @@ def _select(args: argparse.Namespace) -> None:
 
 def _tuning_report(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path
-    from paracomp.cli import pairs
+    from paracomp.cli import key_values
     from paracomp.train.tuning import tuning_report
 
-    report = tuning_report({k: Path(v) for k, v in pairs(args.selected).items()})
+    report = tuning_report({k: Path(v) for k, v in key_values(args.selected).items()})
     with atomic_path(args.out) as tmp:
         report.to_csv(tmp, index=False)
 

@@ -7,11 +7,9 @@ import json
 import logging
 from pathlib import Path
 
+from paracomp.cli import key_values
+
 log = logging.getLogger("paracomp")
-
-
-def _pairs(items: list[str]) -> dict[str, str]:
-    return dict(item.split("=", 1) for item in items)
 
 
 def _root(folder: str) -> Path:
@@ -54,7 +52,7 @@ def _sentences(args: argparse.Namespace) -> None:
         tokenizer=args.tokenizer,
         lowercase=args.lowercase,
         news_train=args.news_train,
-        unavailable=_pairs(args.unavailable),
+        unavailable=key_values(args.unavailable),
     )
     out = Path(args.out)
     with atomic_path(out) as tmp:
@@ -85,7 +83,7 @@ def _scores(args: argparse.Namespace) -> None:
 def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.tables import write_score_table
 
-    scores = {k: Path(v) for k, v in _pairs(args.scores).items()}
+    scores = {k: Path(v) for k, v in key_values(args.scores).items()}
     setting = json.loads(args.setting)
     write_score_table(args.table, Path(args.sentences), scores, setting, Path(args.out))
 
@@ -101,7 +99,7 @@ def _words(args: argparse.Namespace) -> None:
 def _sentence_lists(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.examples import write_table6
 
-    runs = {k: Path(v) for k, v in _pairs(args.runs).items()}
+    runs = {k: Path(v) for k, v in key_values(args.runs).items()}
     write_table6(runs, Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out))
 
 

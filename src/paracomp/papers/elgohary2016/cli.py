@@ -7,9 +7,9 @@ from pathlib import Path
 
 
 def _paths(items: list[str]) -> dict[str, Path]:
-    from paracomp.cli import pairs
+    from paracomp.cli import key_values
 
-    return {k: Path(v) for k, v in pairs(items).items()}
+    return {k: Path(v) for k, v in key_values(items).items()}
 
 
 def _stats(args: argparse.Namespace) -> None:

@@ -7,11 +7,9 @@ import json
 import logging
 from pathlib import Path
 
+from paracomp.cli import key_values
+
 log = logging.getLogger("paracomp")
-
-
-def _pairs(items: list[str]) -> dict[str, str]:
-    return dict(item.split("=", 1) for item in items)
 
 
 def _data(args: argparse.Namespace) -> None:
@@ -47,8 +45,8 @@ def _evaluate(args: argparse.Namespace) -> None:
         run_dir=Path(args.run),
         data_dir=Path(args.data),
         pretrained=Path(args.pretrained),
-        sets={k: Path(v) for k, v in _pairs(args.set).items()},
-        unavailable=_pairs(args.unavailable),
+        sets={k: Path(v) for k, v in key_values(args.set).items()},
+        unavailable=key_values(args.unavailable),
         candidates=args.candidates,
         out=Path(args.out),
     )
@@ -57,7 +55,7 @@ def _evaluate(args: argparse.Namespace) -> None:
 def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.scheepers2018.table1 import write_table1
 
-    roots = {k: Path(v) for k, v in _pairs(args.runs).items()}
+    roots = {k: Path(v) for k, v in key_values(args.runs).items()}
     write_table1(json.loads(args.columns), roots, args.compositions, args.method, Path(args.out))
 
 

@@ -7,11 +7,9 @@ import json
 import logging
 from pathlib import Path
 
+from paracomp.cli import key_values
+
 log = logging.getLogger("paracomp")
-
-
-def _pairs(items: list[str] | None) -> dict[str, str]:
-    return dict(item.split("=", 1) for item in items or [])
 
 
 def _sentences(args: argparse.Namespace) -> None:
@@ -94,9 +92,9 @@ def _transfer(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path, write_json
     from paracomp.papers.wieting2017.transfer import score_point
 
-    unavailable = _pairs(args.unavailable)
+    unavailable = key_values(args.unavailable)
     scores, pairs = score_point(
-        Path(args.run), {k: Path(v) for k, v in _pairs(args.set).items()}, _pairs(args.split),
+        Path(args.run), {k: Path(v) for k, v in key_values(args.set).items()}, key_values(args.split),
         unavailable, args.tokenizer, args.lowercase,
     )  # fmt: skip
     out = Path(args.out)
@@ -117,7 +115,7 @@ def _supervised(args: argparse.Namespace) -> None:
     from paracomp.train.loop import compute_settings, resolve_device
 
     settings = {**json.loads(args.params), **json.loads(args.point)}
-    sets = {k: Path(v) for k, v in _pairs(args.set).items()}
+    sets = {k: Path(v) for k, v in key_values(args.set).items()}
     init = Path(args.init) if args.init else None
     config = TrainConfig(device=args.device, allow_cpu_fallback=args.allow_cpu_fallback)
     with compute_settings(args.threads, flush_denormal=False):
@@ -137,7 +135,7 @@ def _supervised_table(args: argparse.Namespace) -> None:
 def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.tables import write_transfer_table
 
-    sets = {k: Path(v) for k, v in _pairs(args.set).items()}
+    sets = {k: Path(v) for k, v in key_values(args.set).items()}
     write_transfer_table(
         args.table, args.points or [], json.loads(args.setting), Path(args.out), sets
     )
