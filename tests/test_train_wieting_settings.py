@@ -9,9 +9,9 @@ import pyarrow as pa
 import pytest
 import torch
 
-from paracomp.corpus.trees import from_dependencies, right_branching
 from paracomp.errors import ConfigError
 from paracomp.models.tree_rnn import TreeBatch, Trees
+from paracomp.models.trees import from_dependencies, right_branching
 from paracomp.models.vocab import UNK
 from paracomp.train.config import TrainConfig
 from paracomp.train.pairs import PairTask

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from paracomp.corpus.trees import from_dependencies, left_branching, right_branching
 from paracomp.models.base import SegmentBatch, StaticLayout
 from paracomp.models.tree_rnn import TreeBatch, TreeRNNComposer, Trees, branching_trees
+from paracomp.models.trees import from_dependencies, left_branching, right_branching
 
 DIM = 3
 

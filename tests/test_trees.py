@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from paracomp.corpus.trees import (
+from paracomp.models.trees import (
     binary_tree,
     bracketed,
     check,

@@ -6,7 +6,7 @@ one-word segment composes to its word vector and a bigram to one node (§4, §6.
 ``forwardpassWordDer.m`` computes ``tanh(W1 c1 + W2 c2 + b)`` with ``W = [W1 W2]``). An empty
 segment composes to the zero vector.
 
-Trees travel with the batch as merge lists (:mod:`paracomp.corpus.trees`): a
+Trees travel with the batch as merge lists (:mod:`paracomp.models.trees`): a
 :class:`TreeBatch` is a :class:`SegmentBatch` plus each segment's merges, concatenated in
 segment order, and their heights. A step runs **one matrix product per tree level**, over the
 merges of that height in every segment of the batch, not one per node: all nodes of height
@@ -35,8 +35,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from paracomp.corpus.trees import check, left_branching, levels, right_branching
 from paracomp.models.base import Composer, SegmentBatch
+from paracomp.models.trees import check, left_branching, levels, right_branching
 
 INITS = ("average", "sum", "uniform")
 BRANCHINGS = {"right": right_branching, "left": left_branching}

@@ -18,16 +18,16 @@ import pyarrow.compute as pc
 import torch
 from numba import njit, prange
 
-from paracomp.corpus.trees import binary_tree
 from paracomp.errors import DataError
 from paracomp.models.tree_rnn import Trees
+from paracomp.models.trees import binary_tree
 
 UNK = "<unk>"
 """Row 0 of every vocabulary: tokens seen fewer than ``min_count`` times, or never."""
 
 HEADS = ("heads1", "heads2")
 """Optional columns of segment pairs: each token's dependency head (0-based, the root its own
-or a negative index), per side; :func:`~paracomp.corpus.trees.binary_tree` makes the binary
+or a negative index), per side; :func:`~paracomp.models.trees.binary_tree` makes the binary
 trees of tree composers from them."""
 
 

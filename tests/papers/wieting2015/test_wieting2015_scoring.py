@@ -11,11 +11,11 @@ import pytest
 import torch
 
 from paracomp import artefacts
-from paracomp.corpus.trees import from_dependencies, right_branching
 from paracomp.eval.encode import cosine_rows
 from paracomp.models.base import SegmentBatch
 from paracomp.models.registry import COMPOSERS
 from paracomp.models.tree_rnn import TreeBatch, Trees
+from paracomp.models.trees import from_dependencies, right_branching
 from paracomp.papers.wieting2015.scoring import RunEncoder, phrase_scores, word_scores
 
 WORDS = ["big", "cat", "sat", "dog", "large"]

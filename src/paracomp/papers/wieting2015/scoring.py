@@ -68,7 +68,7 @@ def additive_encoder(embeddings: Path) -> AveragedEmbeddings:
 class RunEncoder:
     """A trained pair run (``composer.pt`` and ``embeddings.parquet``) as a sentence encoder.
     A tree composer composes each phrase over the tree of its dependency ``heads`` if given
-    (:func:`paracomp.corpus.trees.binary_tree`; a phrase with an unknown token, skipped,
+    (:func:`paracomp.models.trees.binary_tree`; a phrase with an unknown token, skipped,
     falls back to right-branching over the others), else right-branching."""
 
     def __init__(self, run: Path):
@@ -94,9 +94,9 @@ class RunEncoder:
     ) -> np.ndarray:
         import torch
 
-        from paracomp.corpus.trees import binary_tree
         from paracomp.models.base import SegmentBatch
         from paracomp.models.tree_rnn import TreeBatch, TreeRNNComposer, Trees
+        from paracomp.models.trees import binary_tree
 
         ids = [[self.index[t] for t in tokens if t in self.index] for tokens in sentences]
         lengths = [len(x) for x in ids]

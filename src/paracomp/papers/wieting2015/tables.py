@@ -48,7 +48,7 @@ ALPHA = 0.05
 LITERATURE = "a value from the literature, copied by the paper: not computed"
 TREES = (
     "RNN trees: right-branching over each phrase's tokens (no parser on this branch; "
-    "paracomp.corpus.trees.binary_tree turns dependency heads into trees once a parse is "
+    "paracomp.models.trees.binary_tree turns dependency heads into trees once a parse is "
     "supplied as heads1/heads2 columns); a bigram is one node either way"
 )
 
