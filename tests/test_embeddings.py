@@ -10,8 +10,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from paracomp.data.catalog import Package, load
+from paracomp.data.embeddings import from_glove_text, from_kumo, from_word2vec_binary, read_fetched
 from paracomp.data.fetch import fetch_package
-from paracomp.embeddings import from_glove_text, from_kumo, from_word2vec_binary, read_fetched
 from paracomp.errors import DataError
 
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
-from paracomp import artefacts, embeddings
+from paracomp import artefacts
 from paracomp.artefacts import Provenance
+from paracomp.data import embeddings
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_fetched
 
