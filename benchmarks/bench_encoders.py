@@ -15,7 +15,7 @@ one composition of the 2B segments). ``nn.LSTM`` is ``lstm_avg``'s
 :class:`~paracomp.models.gaussian.LSTMAvgComposer` (packed ``nn.LSTM``, no peepholes, mean of
 the states) at the same width, swapped into the same task (composed eagerly: packed, cuDNN on
 CUDA). Pairs/s = 100 · steps / seconds, best of ``--repeats``. On CUDA the encoders run as the
-trainer runs them (:func:`~paracomp.train.pairs.pair_task`): ``--cuda-graph`` (default) replays
+trainer runs them (:func:`~paracomp.train.tasks.pair_task`): ``--cuda-graph`` (default) replays
 the whole step from a CUDA graph (:class:`~paracomp.train.static_learned.StaticLearnedTask`,
 captured in the warm-up steps), ``--no-cuda-graph`` runs the eager step.
 
@@ -55,7 +55,8 @@ import torch
 from paracomp.models.gaussian import LSTMAvgComposer
 from paracomp.train.config import TrainConfig
 from paracomp.train.optim import make_optimizer
-from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.pairs import PairTask
+from paracomp.train.tasks import pair_task
 
 ENCODERS = [
     "lstm",

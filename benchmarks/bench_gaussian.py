@@ -7,7 +7,7 @@
 Each model trains one epoch of ``--n`` pairs (``--pairs``: the first ``--n`` of a pairs
 artefact; otherwise random pairs of 10–20 Zipf-distributed ids over ``--vocab`` words) with
 the paper's settings (:data:`RUNS`: batch 100, mega-batch ``--megabatch`` (20), Adam 1e-3,
-scrambling 0.4, the WLO prior), through :func:`paracomp.train.pairs.train_pairs`: pairs/s is
+scrambling 0.4, the WLO prior), through :func:`paracomp.train.tasks.train_pairs`: pairs/s is
 the trainer's own curve (the epoch's pairs over its seconds), and the share of that time spent
 composing and mining the mega-batches is measured around
 :meth:`~paracomp.train.megabatch.MegaBatchMode.mined`. Best of ``--repeats``.
@@ -37,7 +37,7 @@ import torch
 
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import pair_task
+from paracomp.train.tasks import pair_task
 
 COMMON = {
     "objective": "paraphrase",

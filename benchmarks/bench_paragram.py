@@ -39,7 +39,8 @@ import torch
 from paracomp.paraphrase.lexical import lexical_pairs, neighbours
 from paracomp.paraphrase.ppdb import read_scored_pairs, read_xl_lexicon
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.pairs import PairTask
+from paracomp.train.tasks import pair_task
 
 REPO = Path(__file__).resolve().parents[1]
 WORDS = {

@@ -10,7 +10,7 @@ import torch
 from paracomp.eval.trained import TrainedEncoder, gaussian_features, load_run
 from paracomp.models.registry import COMPOSERS
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import train_pairs
+from paracomp.train.tasks import train_pairs
 
 
 def test_gaussian_features():

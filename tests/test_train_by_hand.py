@@ -16,7 +16,7 @@ from paracomp.models.sparse_rows import rows_gradient
 from paracomp.models.vocab import EncodedPairs
 from paracomp.train.config import TrainConfig
 from paracomp.train.optim import OPTIMIZERS, make_optimizer
-from paracomp.train.pairs import train_pairs as train
+from paracomp.train.tasks import train_pairs as train
 
 
 class AutogradModel(PairModel):

@@ -14,11 +14,12 @@ import torch
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
-from paracomp.train.pairs import PairTask, pair_task, segment_pairs
+from paracomp.train.pairs import PairTask, segment_pairs
 from paracomp.train.stacked import StackedPairTask
 from paracomp.train.static import StaticPairTask
 from paracomp.train.static_learned import StaticLearnedTask
 from paracomp.train.targets import TargetTask
+from paracomp.train.tasks import pair_task
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
 

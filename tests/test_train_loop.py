@@ -18,7 +18,7 @@ from paracomp.losses.hinge import PairBatch
 from paracomp.train.build import build_model, build_objective, build_sampler
 from paracomp.train.config import TrainConfig
 from paracomp.train.pairs import PairTask
-from paracomp.train.pairs import train_pairs as train
+from paracomp.train.tasks import train_pairs as train
 
 
 def _toy_pairs(n=60, seed=0):

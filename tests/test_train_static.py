@@ -6,8 +6,9 @@ import torch
 
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.pairs import PairTask
 from paracomp.train.static import PaddedSegments, StaticPairTask, supports
+from paracomp.train.tasks import pair_task
 
 FAST = {"epochs": 3, "batch_size": 16, "dim": 12, "threads": 1}
 REFERENCE = {"score": "half_sq_euclidean", "attraction": 1.0, "hinge_scale": 0.1}

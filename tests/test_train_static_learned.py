@@ -15,9 +15,10 @@ import torch
 
 from paracomp.models.base import StaticLayout
 from paracomp.train import loop
-from paracomp.train.pairs import PairTask, pair_task
+from paracomp.train.pairs import PairTask
 from paracomp.train.perturb import scramble
 from paracomp.train.static_learned import StaticLearnedTask, supports
+from paracomp.train.tasks import pair_task
 
 RUNS = {
     "lstmavg-dropout-scramble": {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},

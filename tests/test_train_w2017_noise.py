@@ -26,8 +26,8 @@ from paracomp.models.registry import COMPOSERS
 from paracomp.train.config import TrainConfig
 from paracomp.train.noisy import noisy_loss
 from paracomp.train.pairs import PairTask
-from paracomp.train.pairs import train_pairs as train
 from paracomp.train.perturb import InputNoise, word_dropout
+from paracomp.train.tasks import train_pairs as train
 
 WORDS = ["the", "cat", "dog", "sat", "ran", "on", "a", "mat", "big", "red", "small", "old"]
 

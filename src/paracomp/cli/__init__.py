@@ -14,18 +14,10 @@ import sys
 from collections.abc import Sequence
 
 from paracomp.cli import corpus, data, evaluate, tables, train
-from paracomp.errors import ConfigError, ParacompError
+from paracomp.errors import ParacompError
 from paracomp.papers import PAPERS
 
 STAGES = (data, corpus, train, evaluate, tables)
-
-
-def key_values(items: Sequence[str] | None) -> dict[str, str]:
-    """``KEY=VALUE`` arguments (none: an option not given) as a mapping."""
-    bad = [item for item in items or [] if "=" not in item]
-    if bad:
-        raise ConfigError(f"expected KEY=VALUE arguments, got {bad[0]!r}")
-    return dict(item.split("=", 1) for item in items or [])
 
 
 def build_parser() -> argparse.ArgumentParser:

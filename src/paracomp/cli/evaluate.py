@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def _evaluate(args: argparse.Namespace) -> None:
-    from paracomp.cli import key_values
+    from paracomp.cli.args import key_values
     from paracomp.eval.run import evaluate_model
 
     evaluate_model(

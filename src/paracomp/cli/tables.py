@@ -8,7 +8,7 @@ from pathlib import Path
 
 
 def _table(args: argparse.Namespace) -> None:
-    from paracomp.cli import key_values
+    from paracomp.cli.args import key_values
     from paracomp.papers import printed_table, row_refs
     from paracomp.tables.write import write_table
 

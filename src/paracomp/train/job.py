@@ -55,13 +55,14 @@ def train_job(
     inputs = [p for p in (pairs, init, constraints) if p is not None]
     checksums = artefacts.input_checksums(inputs)
     if not config.pairs:
-        from paracomp.train.targets import train_targets
+        from paracomp.train.tasks import train_targets
 
         if init is None:
             raise ConfigError("objective 'targets' needs the initial word rows (--init)")
         vocabulary, matrix = artefacts.read_embeddings(init)
         return train_targets(config, table, vocabulary, matrix, out_dir, checksums)[1]
-    from paracomp.train.pairs import segment_pairs, train_pairs
+    from paracomp.train.pairs import segment_pairs
+    from paracomp.train.tasks import train_pairs
 
     table = segment_pairs(table)
     callback = None if tuning is None else lambda _, encoder: {"tuning_r": tuning.score(encoder)}

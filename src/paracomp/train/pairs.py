@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -321,34 +321,6 @@ def _pretrained(
         )
 
 
-def pair_task(
-    config: TrainConfig,
-    pairs: pa.Table,
-    init: tuple[Sequence[str], np.ndarray] | None = None,
-    constraints: Mapping[str, Collection[str]] | None = None,
-) -> PairTask:
-    """The task of a run: on CUDA with ``cuda_graph``, where one applies, a static-shape step
-    replayed from a CUDA graph (:class:`~paracomp.train.static.StaticPairTask`,
-    :class:`~paracomp.train.static_learned.StaticLearnedTask`); otherwise the eager step, whose
-    composer may replay from CUDA graphs (:func:`graphed_composer`)."""
-    if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
-        from paracomp.train import static, static_learned
-
-        if static.supports(config):
-            return static.StaticPairTask(config, pairs, init)
-        if static_learned.supports(config) and not _has_trees(pairs):
-            task = static_learned.StaticLearnedTask
-            return task(config, pairs, init, constraints, graphed=True)
-    return PairTask(config, pairs, init, constraints)
-
-
-def _has_trees(pairs: pa.Table | EncodedPairs) -> bool:
-    """Whether the pairs come with parser trees (dependency heads)."""
-    if isinstance(pairs, EncodedPairs):
-        return pairs.trees is not None
-    return any(column in pairs.column_names for column in HEADS)
-
-
 @dataclass(frozen=True)
 class PairResult:
     model: PairModel
@@ -358,21 +330,3 @@ class PairResult:
     encoder: SentenceEncoder
 
 
-def train_pairs(
-    config: TrainConfig,
-    pairs: pa.Table,
-    out_dir: Path,
-    progress: bool = True,
-    callback: Callable[[int, Any], Mapping[str, float]] | None = None,
-    inputs: Mapping[str, str] | None = None,
-    init: tuple[Sequence[str], np.ndarray] | None = None,
-    constraints: Mapping[str, Collection[str]] | None = None,
-) -> PairResult:
-    """Train on a SEGMENT_PAIRS table in ``out_dir`` (resuming from its checkpoint); ``init``
-    and ``constraints`` as :class:`PairTask`'s."""
-    out_dir = Path(out_dir)
-    task = pair_task(config, pairs, init, constraints)
-    history = loop.run(task, out_dir, callback, progress, inputs)
-    return PairResult(
-        task.model, task.data, history, out_dir / loop.EMBEDDINGS, task.encoder()
-    )

@@ -283,34 +283,6 @@ class TargetTask(loop.Task):
         return self.vocabulary, matrix, f"word matrix after {steps} steps (row i = token id i)"
 
 
-def target_task(
-    config: TrainConfig, pairs: pa.Table, vocabulary: list[str], matrix: np.ndarray
-) -> TargetTask:
-    """The task of a run (see :func:`train_targets`)."""
-    if config.device == "cuda" and config.cuda_graph and torch.cuda.is_available():
-        from paracomp.train.static_targets import StaticTargetTask, supports
-
-        if supports(config):
-            return StaticTargetTask(config, pairs, vocabulary, matrix, graphed=True)
-    return TargetTask(config, pairs, vocabulary, matrix)
-
-
-def train_targets(
-    config: TrainConfig,
-    pairs: pa.Table,
-    vocabulary: list[str],
-    matrix: np.ndarray,
-    out_dir: Path,
-    inputs: Mapping[str, str] | None = None,
-) -> tuple[DefinitionModel, dict[str, Any]]:
-    """Train (or resume) a run in ``out_dir``; the model and the run's record. On CUDA with
-    ``cuda_graph``, where the composer has one, the static step replayed from CUDA graphs
-    (:class:`~paracomp.train.static_targets.StaticTargetTask`)."""
-    task = target_task(config, pairs, vocabulary, matrix)
-    curve = loop.run(task, Path(out_dir), progress=False, inputs=inputs)
-    return task.model, loop.record(config, curve, len(task.data))
-
-
 def load_model(out_dir: Path, device: str = "cpu") -> tuple[DefinitionModel, list[str]]:
     """A trained run's model (eval mode) and vocabulary, from its folder."""
     saved = torch.load(Path(out_dir) / loop.COMPOSER, map_location=device, weights_only=True)

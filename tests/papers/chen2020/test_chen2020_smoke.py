@@ -12,7 +12,7 @@ from paracomp.cli import main
 from paracomp.corpus.english_bible import paraphrase_pairs, read_kjv_web
 from paracomp.papers.chen2020.corpus import subsets
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import train_pairs
+from paracomp.train.tasks import train_pairs
 
 SETTING = (
     '{"corpus": "400 KJV-WEB verses", "max_tokens": 30, "train_pairs": null, "epochs": 1,'

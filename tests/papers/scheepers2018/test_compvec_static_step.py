@@ -17,7 +17,8 @@ from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_voca
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.static_targets import StaticTargetTask
-from paracomp.train.targets import TargetTask, target_task
+from paracomp.train.targets import TargetTask
+from paracomp.train.tasks import target_task
 
 STATIC = ["sum", "mean", "product", "max", "max_pad", "sum_proj"]
 STATIC += ["rnn", "gru", "bigru", "cnn3", "cnn3579"]  # Scheepers et al.'s

@@ -1,0 +1,15 @@
+"""Argument helpers shared by the stages' and the papers' commands."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from paracomp.errors import ConfigError
+
+
+def key_values(items: Sequence[str] | None) -> dict[str, str]:
+    """``KEY=VALUE`` arguments (none: an option not given) as a mapping."""
+    bad = [item for item in items or [] if "=" not in item]
+    if bad:
+        raise ConfigError(f"expected KEY=VALUE arguments, got {bad[0]!r}")
+    return dict(item.split("=", 1) for item in items or [])

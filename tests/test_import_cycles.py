@@ -1,0 +1,76 @@
+"""No import cycle anywhere in ``src/``: every ``import`` and ``from … import`` of a paracomp
+module, at module level or inside a function, read from the source; the modules that import
+each other form no loop (strongly connected components of one module each)."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[1] / "src"
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for path in SRC.rglob("*.py"):
+        parts = path.relative_to(SRC).with_suffix("").parts
+        found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def _imports(name: str, path: Path, modules: dict[str, Path]) -> set[str]:
+    """The paracomp modules ``name`` imports (a ``from M import x`` of a submodule ``x``
+    counts as ``M.x``)."""
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*parent, *([base] if base else [])])
+            for alias in node.names:
+                found.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+    return {m for m in found if m in modules and m != name}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    cycles = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in graph[node]:
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while not component or component[-1] != node:
+                component.append(stack.pop())
+            if len(component) > 1:
+                cycles.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return cycles
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_no_import_cycle_in_src() -> None:
+    modules = _modules()
+    graph = {name: _imports(name, path, modules) for name, path in modules.items()}
+    assert "paracomp.train.tasks" in graph["paracomp.train.job"]
+    assert _cycles(graph) == []
