@@ -79,6 +79,7 @@ def test_clean_pairs_yields_indices_and_normalised_sides() -> None:
     assert list(clean_pairs(pairs)) == [(0, "a b", "c"), (2, "de", "f g")]
 
 
+@pytest.mark.slow
 def test_bible_read_tokenise_clean(bible_pairs: list[tuple[str, str, str]]) -> None:
     en = tokenize_lines([p[1] for p in bible_pairs], "en", n_jobs=2)
     es = tokenize_lines([p[2] for p in bible_pairs], "es", n_jobs=2)

@@ -27,6 +27,7 @@ def chain(tmp_path_factory, bible_sample):
     return folder
 
 
+@pytest.mark.slow
 def test_alignment_artefact_is_cached_with_its_caveat(chain):
     aligned = pq.read_table(chain / "alignments.parquet")
     assert aligned.column_names == ["id", "e2f", "f2e"] and aligned.num_rows == 400

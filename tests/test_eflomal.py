@@ -42,6 +42,7 @@ def _god_dios(src: list[str], trg: list[str], links: list[str]) -> tuple[int, in
     return linked, both
 
 
+@pytest.mark.slow
 def test_links_are_within_sentences(verses: tuple[list[str], list[str]]) -> None:
     src, trg = verses
     result = align(src, trg)

@@ -65,6 +65,7 @@ def random_alignment(rng: random.Random) -> tuple[list[tuple[int, int]], int, in
     return sorted(links), len_e, len_f
 
 
+@pytest.mark.slow
 def test_extraction_matches_the_definition_on_random_alignments() -> None:
     rng = random.Random(2016)
     cases = [random_alignment(rng) for _ in range(400)]
@@ -82,6 +83,7 @@ def test_extraction_matches_the_definition_on_random_alignments() -> None:
             assert all(consistent(span, links) for span in got[k])
 
 
+@pytest.mark.slow
 def test_extraction_matches_the_definition_on_aligned_bible(request: pytest.FixtureRequest) -> None:
     """Real sentence pairs: ``aligned_bible`` yields (English tokens, Spanish tokens, links)."""
     try:

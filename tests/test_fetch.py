@@ -555,6 +555,7 @@ def test_fetch_package_from_pypi(tmp_path: Path) -> None:
 
 
 @pytest.mark.network
+@pytest.mark.slow
 def test_fetch_package_from_debian(tmp_path: Path) -> None:
     if shutil.which("apt-get") is None:
         pytest.skip("apt-get is not available")

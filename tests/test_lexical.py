@@ -71,6 +71,7 @@ def test_filter_options(excerpt) -> None:
         lexical_pairs(excerpt, redundancy="lhs")
 
 
+@pytest.mark.slow
 def test_mirror_lexicon_counts(mirror_file) -> None:
     """The mirror's PPDB-XL lexicon with the paper's filters but no vocabulary filter (the
     pipeline's, with the initial vectors' words, keeps 111,928); the paper's counts beside."""
@@ -114,6 +115,7 @@ def test_constraint_lists_by_hand() -> None:
     assert lists["automobiles"] == {"cars", "car", "vehicles", "vehicle"}
 
 
+@pytest.mark.slow
 def test_constraint_lists_with_wordnet(reader) -> None:
     lemmas = all_lemmas(reader)
     assert lemmas("cars") == {"car"} and lemmas("was") == {"be", "wa"}

@@ -36,6 +36,7 @@ def test_log_eip_1d_against_integral():
     assert float(score) == pytest.approx(math.log(integral), abs=1e-8)
 
 
+@pytest.mark.slow
 def test_log_eip_2d_against_integral():
     a = _gaussian([0.5, -1.0], [0.3, 1.5])
     b = _gaussian([-0.2, 0.4], [0.8, 0.6])

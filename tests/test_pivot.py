@@ -109,6 +109,7 @@ def test_uniform_table() -> None:
     assert as_dict(pivot(table)) == {("automobile", "car"): 0.5, ("car", "automobile"): 0.25}
 
 
+@pytest.mark.slow
 def test_freedict(freedict_pairs: list[tuple[str, str]]) -> None:
     assert len(freedict_pairs) > 700_000
     german = {de for en, de in freedict_pairs if en == "classified directory"}

@@ -100,6 +100,7 @@ def test_malformed_lines_name_file_and_line(tmp_path: Path, line: str, message: 
         list(read_ppdb(path))
 
 
+@pytest.mark.slow
 def test_phrase_train_60k(mirror_file) -> None:
     table = read_scored_pairs(mirror_file("ppdb-phrase-train-60k/ppdb_train.txt"))
     assert table.schema == SCORED_PAIRS and table.num_rows == 60_000
@@ -152,6 +153,7 @@ def test_ml2010(mirror_file, split: str, rows: int, kind: str) -> None:
     assert len(set(zip(table["s1"].to_pylist(), table["s2"].to_pylist()))) == 108
 
 
+@pytest.mark.slow
 def test_xl_lexicon(mirror_file) -> None:
     table = read_xl_lexicon(mirror_file("ppdb-xl-lexicon/ppdb-xl.txt"))
     assert table.num_rows == 374_555  # 102,902 headwords with their paraphrases

@@ -128,6 +128,7 @@ def random_encoder(sick: pd.DataFrame) -> AveragedEmbeddings:
     return AveragedEmbeddings(words, matrix)
 
 
+@pytest.mark.slow
 def test_sick_entailment_beats_the_majority_class(sick, random_encoder):
     result = sick_entailment(sick, random_encoder, "whitespace", lowercase=True)
     assert (result.n_train, result.n_trial, result.n_test) == (4500, 500, 4927)
@@ -139,6 +140,7 @@ def test_sick_entailment_beats_the_majority_class(sick, random_encoder):
     assert torch.get_num_threads() == threads
 
 
+@pytest.mark.slow
 def test_sick_relatedness_is_positive_and_deterministic(sick, random_encoder):
     first = sick_relatedness(sick, random_encoder, "whitespace", lowercase=True)
     second = relatedness_from_splits(encode_splits(sick, random_encoder, "whitespace", True))

@@ -69,6 +69,7 @@ def test_static_batch_composes_as_the_plain_batch(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", STATIC)
+@pytest.mark.slow
 def test_gridded_traces_whole(name: str) -> None:
     composer = _composer(name)
     grid, lengths = _grid(LENGTHS, 5, composer.word_width)

@@ -77,6 +77,7 @@ def _stacked(configs, pairs, tmp_path, static):
 
 
 @pytest.mark.parametrize("grid", sorted(GRIDS))
+@pytest.mark.slow
 def test_points_stacked_on_cpu_are_the_points_alone_bit_for_bit(tmp_path, grid, distinct_pairs):
     configs, pairs = _configs(grid), distinct_pairs()
     alone = _alone(configs, pairs, tmp_path)
@@ -88,6 +89,7 @@ def test_points_stacked_on_cpu_are_the_points_alone_bit_for_bit(tmp_path, grid, 
 
 
 @pytest.mark.parametrize("grid", sorted(GRIDS))
+@pytest.mark.slow
 def test_points_in_one_batched_step_are_the_points_alone(tmp_path, grid, distinct_pairs):
     configs, pairs = _configs(grid), distinct_pairs()
     alone = _alone(configs, pairs, tmp_path)
@@ -164,6 +166,7 @@ def test_a_grid_splits_into_stacks_by_batch_size():
     assert split_grid(base, [{"seed": 1}, {"seed": 2}, {"seed": 1, "k": 3}]) == [[0, 2], [1]]
 
 
+@pytest.mark.slow
 def test_train_stack_cli_writes_what_train_writes_per_point(tmp_path, mirror):
     """`paracomp train-stack` over a stack and `paracomp train` per point: the same records
     (but the time), curves and embeddings; `select` takes either."""

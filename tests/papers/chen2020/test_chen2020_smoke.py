@@ -21,6 +21,7 @@ SETTING = (
 )
 
 
+@pytest.mark.slow
 def test_bible_pairs_wlo_one_epoch_and_tables(tmp_path, package_root, mirror):
     verses = read_kjv_web(package_root("sword-text-kjv"), package_root("sword-text-web"))
     assert len(verses) > 31000

@@ -3,6 +3,10 @@ mirror) and of the paper config (ParaNMT, SNLI and GloVe 840B upstream, full gri
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.slow  # dry runs of the whole workflow
+
 
 def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror, dry_run):
     out, jobs = dry_run(tmp_path, "chen2020", mirror=mirror)

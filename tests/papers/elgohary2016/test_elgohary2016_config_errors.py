@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each case is a dry run of the whole workflow
+
 TABLE2 = "results/elgohary2016/table2.csv"
 
 

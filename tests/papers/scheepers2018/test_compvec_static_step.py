@@ -57,6 +57,7 @@ def definitions(mirror):
 
 
 @pytest.mark.parametrize("name", STATIC)
+@pytest.mark.slow
 def test_static_step_traces_whole(definitions, name: str) -> None:
     """The static step's loss (layout, gathers, composer, lemmas, hinge) and its backward
     compile as one graph: nothing in them reads a tensor back on the host or has a shape that

@@ -36,11 +36,13 @@ def dataset(reader):
     return build_dataset(reader)
 
 
+@pytest.mark.slow
 def test_install(reader) -> None:
     assert len(list(reader.all_synsets())) == 117_659
     assert reader.synset("dog.n.01").offset() == 2_084_071
 
 
+@pytest.mark.slow
 def test_dataset_sizes(dataset) -> None:
     pairs = dataset.pairs
     paper_pairs = PAPER_SIZES["train_pairs"] + PAPER_SIZES["test_pairs"]

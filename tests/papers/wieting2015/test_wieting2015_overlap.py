@@ -61,6 +61,7 @@ def lemma(package_root, tmp_path_factory):
         return lemmatizer(wordnet_reader(out))
 
 
+@pytest.mark.slow
 def test_baselines_on_annotated_ppdb(mirror_file, lemma) -> None:
     # Table 6 prints 0.26 (strict) and 0.20 (lemmatised) on the 1,000 test pairs; the
     # paper's lemmatiser is not named, here WordNet's (verbs first, no tagger).

@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.slow  # dry runs of the whole workflow
+
 REPO = Path(__file__).resolve().parents[3]
 TABLES = [f"results/wieting2015/table{n}.csv" for n in range(1, 10)]
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.slow  # each case is a dry run of the whole workflow
+
 
 @pytest.mark.parametrize(
     ("override", "message"),

@@ -4,7 +4,10 @@ paper config (SimpWiki, PPDB XL and PARAGRAM-SL999 upstream, the paper's grids, 
 
 from __future__ import annotations
 
+import pytest
 
+
+@pytest.mark.slow
 def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirror, dry_run):
     out, jobs = dry_run(tmp_path, "results/wieting2017/table2.csv", mirror=mirror)
     # 12 runs of 2 points each; the Bible pairs, GloVe 50d rows, the 7 parsed sets
@@ -27,6 +30,7 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert "--task sts --model gran5" in out and "split_seed" in out
 
 
+@pytest.mark.slow
 def test_paper_config_shows_the_full_grid_on_gpus(tmp_path, dry_run):
     out, jobs = dry_run(tmp_path, "results/wieting2017/table2.csv", published=True)
     # none 18 x 3 runs, L2 24, dropout/word dropout/scrambling 18 each x (2 + 3 LSTM),
@@ -44,6 +48,7 @@ def test_paper_config_shows_the_full_grid_on_gpus(tmp_path, dry_run):
     assert supervised and all("--device cuda" in line for line in supervised)
 
 
+@pytest.mark.slow
 def test_gate_tables_in_the_dag(tmp_path, mirror, dry_run):
     out, jobs = dry_run(
         tmp_path, *(f"results/wieting2017/table{n}.csv" for n in (9, 10, 11)), mirror=mirror
