@@ -150,13 +150,14 @@ def dry_run() -> Callable[..., tuple[str, dict[str, str]]]:
 
 @pytest.fixture(scope="session")
 def dag_error() -> Callable[..., str]:
-    """``dag_error(workdir, override, target)``: building the DAG of ``target`` on config.yaml
-    with the YAML text ``override`` on top fails; returns what Snakemake printed."""
+    """``dag_error(workdir, override, *targets)``: building the DAG of ``targets`` (default:
+    the workflow's) on config.yaml with the YAML text ``override`` on top fails; returns what
+    Snakemake printed."""
 
-    def run(workdir: Path, override: str, target: str) -> str:
+    def run(workdir: Path, override: str, *targets: str) -> str:
         workdir.mkdir(parents=True, exist_ok=True)
-        (workdir / "override.yaml").write_text(override)
-        cmd = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", target]
+        (workdir / "override.yaml").write_text(override + "\n")
+        cmd = [sys.executable, "-m", "snakemake", "-n", "--cores", "1", *targets]
         cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
         cmd += ["--configfile", str(REPO / "config.yaml"), str(workdir / "override.yaml")]
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)

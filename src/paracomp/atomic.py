@@ -117,8 +117,8 @@ def _writing(target: Path) -> Iterator[None]:
     try:
         yield
     except OSError as exc:
-        named = exc.filename is None or Path(exc.filename).parent in (target.parent, target)
-        if exc.errno in WRITE_ERRNOS or (exc.errno in ACCESS_ERRNOS and named):
+        on_output = exc.filename is None or Path(exc.filename).parent in (target.parent, target)
+        if exc.errno in WRITE_ERRNOS or (exc.errno in ACCESS_ERRNOS and on_output):
             raise WriteError(f"{target}: cannot write ({os.strerror(exc.errno)})") from exc
         raise
 

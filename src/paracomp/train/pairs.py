@@ -328,5 +328,3 @@ class PairResult:
     history: pd.DataFrame
     embeddings: Path
     encoder: SentenceEncoder
-
-

@@ -70,9 +70,7 @@ def train_pairs(
     out_dir = Path(out_dir)
     task = pair_task(config, pairs, init, constraints)
     history = loop.run(task, out_dir, callback, progress, inputs)
-    return PairResult(
-        task.model, task.data, history, out_dir / loop.EMBEDDINGS, task.encoder()
-    )
+    return PairResult(task.model, task.data, history, out_dir / loop.EMBEDDINGS, task.encoder())
 
 
 def target_task(

@@ -22,6 +22,7 @@ from paracomp.eval.sts import predict_pairs
 
 log = logging.getLogger(__name__)
 
+
 @dataclass(frozen=True)
 class TuningSet:
     """The sentence pairs whose Pearson r selects hyperparameters (and is logged per epoch)."""

@@ -68,9 +68,10 @@ def _sets(args: argparse.Namespace) -> None:
 
 def _word_scores(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
+    from paracomp.cli.args import key_values
     from paracomp.papers.wieting2015.scoring import word_scores
 
-    sets = {k: Path(v) for k, v in (item.split("=", 1) for item in args.set)}
+    sets = {k: Path(v) for k, v in key_values(args.set).items()}
     scores = word_scores(Path(args.embeddings), sets)
     train = json.loads(Path(args.record).read_text())
     record = {

@@ -149,5 +149,3 @@ def rho(scores: pd.DataFrame, set_name: str, subset: str, split: str, ml: str) -
 def _part(scores: pd.DataFrame, set_name: str, subset: str, split: str) -> pd.DataFrame:
     mask = (scores["set"] == set_name) & (scores["subset"] == subset) & (scores["split"] == split)
     return scores[mask]
-
-
