@@ -1,59 +1,67 @@
-"""Training throughput (sentence pairs/s) of Wieting & Gimpel's (2017) encoders in the pair
-trainer, and of ``nn.LSTM`` (cuDNN on CUDA) on the same shapes as a reference.
+"""Training throughput (sentence pairs/s) of Wieting & Gimpel's (2017) encoders: by default
+the wieting2017 table jobs' own path on their own inputs, or (``--synthetic``) the trainer's
+step on random pairs of a chosen shape.
 
-    python benchmarks/bench_encoders.py --threads 2                       # every encoder
-    python benchmarks/bench_encoders.py --encoders lstmavg gran --steps 20 --device cuda
-    python benchmarks/bench_encoders.py --device cuda --no-cuda-graph     # the eager CUDA step
+    python benchmarks/bench_encoders.py                     # the table jobs (needs their inputs)
+    python benchmarks/bench_encoders.py --encoders lstm gran --points none noise --repeats 2
+    python benchmarks/bench_encoders.py --synthetic --device cuda --encoders lstmavg gran --steps 20
 
-Each encoder trains ``--steps`` optimiser steps (after ``--warmup`` untimed ones) of
-:class:`~paracomp.train.pairs.PairTask` on random pairs: batch 100, ``--dim`` 300 (word width
-= hidden size), segments of 20–30 tokens (25 on average) over ``--vocab`` Zipf-distributed
-words, J_pa with cosine and MAX negatives over the 2B segments, Adam 1e-3, and the GRAN demo's
-regularisers (``--noise``: scrambling 0.5 and dropout 0.4, so each step composes the batch
-once without gradient to mine, then the 4B anchors and negatives with gradient; ``--no-noise``:
-one composition of the 2B segments). ``nn.LSTM`` is ``lstm_avg``'s
-:class:`~paracomp.models.gaussian.LSTMAvgComposer` (packed ``nn.LSTM``, no peepholes, mean of
-the states) at the same width, swapped into the same task (composed eagerly: packed, cuDNN on
-CUDA). Pairs/s = 100 · steps / seconds, best of ``--repeats``. On CUDA the encoders run as the
-trainer runs them (:func:`~paracomp.train.tasks.pair_task`): ``--cuda-graph`` (default) replays
-the whole step from a CUDA graph (:class:`~paracomp.train.static_learned.StaticLearnedTask`,
-captured in the warm-up steps), ``--no-cuda-graph`` runs the eager step.
+**Table jobs** (default): each encoder and point trains as a ``w2017_point`` job does, through
+:func:`~paracomp.train.job.train_job` (what ``paracomp train`` calls) with
+:func:`~paracomp.train.job.job_config`, on the job's inputs (``--pairs``, ``--init``: build
+them with ``snakemake --cores 2 resources/wieting2017/init.parquet``) and the settings of
+``config.yaml``'s ``papers.wieting2017`` (``run``, ``dim``, ``epochs``: 3; the AVG's 7 only with
+``--paper-epochs``). The points are ``none`` (no regulariser: grid ``none``'s point 0) and
+``noise`` (dropout 0.4 and scrambling 0.5: ``dropout_scrambling``'s point 0; each step composes
+the ``2B`` segments without gradient to mine, then the ``4B`` anchors and negatives' copies
+with gradient, as the authors' code). The figure is the job's record's ``pairs_per_s`` (the
+mean over epochs of pairs / epoch wall time, checkpoints included), best of ``--repeats``; the
+ratios are to the LSTM at the same point, to the one-direction encoder (Bi*), and of ``noise``
+to ``none``.
 
-Measured 2026-11-26 on this project's shared 2-core CPU machine, NOT idle (load 7.7–7.9 from
-other sessions' jobs, so the figures are indicative only), torch 2.13 CPU, ``--threads 2
---steps 2 --warmup 1 --repeats 3``, dim 300, batch 100, 20–30 tokens, scrambling 0.5 +
-dropout 0.4 (each step: the 2B segments composed without gradient to mine, then 4B with
-gradient); pairs/s by the wall clock (pairs per CPU-second summed over both threads):
+**Synthetic** (``--synthetic``): ``--steps`` optimiser steps (after ``--warmup`` untimed ones)
+of the task :func:`~paracomp.train.tasks.pair_task` builds, on random pairs: batch 100,
+``--dim`` (word width = hidden size), 20–30 Zipf-distributed tokens a side over ``--vocab``
+words, J_pa with cosine and MAX negatives, Adam 1e-3, ``--noise`` as the point ``noise``.
+``nn.LSTM`` is ``lstm_avg``'s :class:`~paracomp.models.gaussian.LSTMAvgComposer` (packed
+``nn.LSTM``, cuDNN on CUDA) in the same task. On CUDA ``--cuda-graph`` (default) replays the
+whole step from a CUDA graph, ``--no-cuda-graph`` runs the eager step. Every new batch shape
+costs more the first time it is seen: a few timed steps on a CPU say little about a job.
 
-    lstm 39.8 (68.1)    lstmavg 37.7 (64.7)    bilstmavg 19.6 (33.9)    gran 35.6 (59.3)
-    gran2 33.2 (56.8)   gran3 27.8 (52.1)      gran4 26.4 (47.5)        gran5 30.8 (54.4)
-    bigran 17.4 (31.6)  nn.LSTM 17.0 (32.2)    mean (AVG) 83.2 (124.2)
+Table jobs, measured 2026-11-27 on this project's 2-core machine (1 thread per job, torch 2.13
+CPU, load about 1 from another job), 4,000 Bible pairs of at most 30 tokens, GloVe 50d, 3
+epochs, pairs/s (× LSTM at the same point; noise ÷ none):
 
-``nn.LSTM`` (packed, PyTorch's CPU kernel, no peepholes) is slower than the unrolled peephole
-LSTM on these shapes. A 1-thread run just before, under load 9, was erratic (lstm 33.9,
-lstmavg 14.3, gran 8.9, nn.LSTM 17.0, mean 87.9 pairs/s): with more runnable jobs than cores,
-timings here vary by 2–4×; rerun on an idle machine before quoting them.
+    see the README's "CPU figures" section, which records each run with its date and load.
 
-On one NVIDIA H200 (torch 2.11.0+cu130, 2026-11-27, ``--device cuda --encoders lstmavg gran
---steps 20 --warmup 3``): LSTMAVG 11,965 and GRAN 11,358 pairs/s graphed, 1,634 and 1,341 with
-``--no-cuda-graph``; the graphed step is bound by its ~1,900 dependent kernels
-(``bench_ops.py``), not its arithmetic (README, GPU figures).
+On one NVIDIA H200 (torch 2.11.0+cu130, 2026-11-27, ``--synthetic --device cuda --encoders
+lstmavg gran --steps 20 --warmup 3``, dim 300): LSTMAVG 11,965 and GRAN 11,358 pairs/s
+graphed, 1,634 and 1,341 with ``--no-cuda-graph``; the graphed step is bound by its ~1,900
+dependent kernels (``bench_ops.py``), not its arithmetic (README, GPU figures).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
+import io
+import logging
 import os
 import platform
+import tempfile
 import time
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import torch
+import yaml
 
 from paracomp.models.gaussian import LSTMAvgComposer
 from paracomp.train.config import TrainConfig
+from paracomp.train.job import job_config, train_job
 from paracomp.train.optim import make_optimizer
 from paracomp.train.pairs import PairTask
 from paracomp.train.tasks import pair_task
@@ -71,7 +79,77 @@ ENCODERS = [
     "nn.LSTM",
     "mean",
 ]
-"""Encoders timed by default: ``nn.LSTM`` is the reference, ``mean`` (AVG) the floor."""
+"""Encoders timed by default: ``nn.LSTM`` is the reference (synthetic only), ``mean`` (AVG)
+the floor."""
+
+POINTS: dict[str, dict[str, Any]] = {
+    "none": {},
+    "noise": {"dropout": 0.4, "scramble": 0.5},
+}
+"""The table jobs' points timed: no regulariser, and dropout with scrambling."""
+
+ONE_WAY = {"bilstmavg": "lstmavg", "bigran": "gran"}
+"""Each bidirectional encoder's one-direction counterpart."""
+
+
+def paper_settings(config: Path, encoder: str, paper_epochs: bool) -> dict[str, Any]:
+    """The base settings of a wieting2017 table job with ``encoder`` (a trainer composer)."""
+    block = yaml.safe_load(config.read_text())["papers"]["wieting2017"]
+    epochs = block["epochs"]
+    model = next((m for m, c in block["composers"].items() if c == encoder), encoder)
+    n = epochs.get(model, epochs["default"]) if paper_epochs else epochs["default"]
+    return {**block["run"], "composer": encoder, "dim": block["dim"], "epochs": n}
+
+
+def time_job(encoder: str, point: str, args: argparse.Namespace, work: Path) -> dict[str, float]:
+    """The record of a table job (best ``pairs_per_s`` of ``args.repeats`` runs)."""
+    best: dict[str, float] = {}
+    params = paper_settings(args.config, encoder, args.paper_epochs)
+    for repeat in range(args.repeats):
+        config = job_config(params, POINTS[point], threads=args.threads, device=args.device)
+        out = work / f"{encoder}-{point}-{repeat}"
+        with contextlib.redirect_stderr(io.StringIO()):  # the job's progress bar
+            record = train_job(config, args.pairs, out, init=args.init)
+        if record["pairs_per_s"] > best.get("pairs_per_s", 0.0):
+            best = {"pairs_per_s": record["pairs_per_s"], "seconds": record["seconds"]}
+    return best
+
+
+def table_jobs(args: argparse.Namespace) -> None:
+    """Print each encoder's and point's job figures and ratios (module docstring)."""
+    for path in (args.pairs, args.init):
+        if not path.exists():
+            raise SystemExit(
+                f"{path} not found: run `snakemake --cores 2 resources/wieting2017/init.parquet`"
+            )
+    logging.getLogger("paracomp").setLevel(logging.WARNING)
+    encoders = [e for e in args.encoders if e != "nn.LSTM"]
+    print(
+        f"# {datetime.date.today()} torch {torch.__version__} {args.device}"
+        f" ({platform.processor() or 'cpu'}), {args.threads} threads,"
+        f" load {os.getloadavg()[0]:.1f}, table jobs on {args.pairs}"
+    )
+    print(f"{'encoder':<10} {'point':<6} {'pairs/s':>8} {'seconds':>8} {'×LSTM':>6} {'×1-way':>7}")
+    found: dict[tuple[str, str], float] = {}
+    with tempfile.TemporaryDirectory() as work:
+        for point in args.points:
+            for encoder in encoders:
+                record = time_job(encoder, point, args, Path(work))
+                found[encoder, point] = rate = record["pairs_per_s"]
+                lstm, one_way = (
+                    found.get(("lstm", point)),
+                    found.get((ONE_WAY.get(encoder, ""), point)),
+                )
+                print(
+                    f"{encoder:<10} {point:<6} {rate:>8.0f} {record['seconds']:>8.2f}"
+                    f" {lstm / rate if lstm else float('nan'):>6.2f}"
+                    f" {one_way / rate if one_way else float('nan'):>7.2f}",
+                    flush=True,
+                )
+    if "none" in args.points and "noise" in args.points:
+        print("noise ÷ none (time per pair):")
+        for encoder in encoders:
+            print(f"  {encoder:<10} {found[encoder, 'none'] / found[encoder, 'noise']:.2f}")
 
 
 def random_pairs(n: int, vocab: int, seed: int = 0) -> pa.Table:
@@ -153,19 +231,8 @@ def time_encoder(encoder: str, pairs: pa.Table, args: argparse.Namespace) -> tup
     return wall, cpu
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--encoders", nargs="+", default=ENCODERS)
-    parser.add_argument("--dim", type=int, default=300)
-    parser.add_argument("--vocab", type=int, default=20000)
-    parser.add_argument("--steps", type=int, default=3)
-    parser.add_argument("--warmup", type=int, default=2, help="untimed steps (CUDA: captures)")
-    parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--threads", type=int, default=1)
-    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
-    parser.add_argument("--noise", action=argparse.BooleanOptionalAction, default=True)
-    parser.add_argument("--cuda-graph", action=argparse.BooleanOptionalAction, default=True)
-    args = parser.parse_args()
+def synthetic(args: argparse.Namespace) -> None:
+    """Print each encoder's synthetic step figures (module docstring)."""
     torch.set_num_threads(args.threads)
     torch.set_flush_denormal(True)
     pairs = random_pairs(100 * (args.steps + args.warmup), args.vocab)
@@ -179,6 +246,34 @@ def main() -> None:
     for encoder in args.encoders:
         wall, cpu = time_encoder(encoder, pairs, args)
         print(f"{encoder:<10} {wall:>9.1f} {cpu:>12.1f}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--encoders", nargs="+", default=ENCODERS)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    parser.add_argument("--repeats", type=int, default=1)
+    jobs = parser.add_argument_group("table jobs (default)")
+    jobs.add_argument(
+        "--pairs", type=Path, default=Path("resources/wieting2017/pairs/sentences.parquet")
+    )
+    jobs.add_argument("--init", type=Path, default=Path("resources/wieting2017/init.parquet"))
+    jobs.add_argument("--config", type=Path, default=Path("config.yaml"))
+    jobs.add_argument("--points", nargs="+", choices=list(POINTS), default=list(POINTS))
+    jobs.add_argument(
+        "--paper-epochs", action="store_true", help="AVG trains 7 epochs, as its jobs"
+    )
+    synth = parser.add_argument_group("synthetic step")
+    synth.add_argument("--synthetic", action="store_true")
+    synth.add_argument("--dim", type=int, default=300)
+    synth.add_argument("--vocab", type=int, default=20000)
+    synth.add_argument("--steps", type=int, default=3)
+    synth.add_argument("--warmup", type=int, default=2, help="untimed steps (CUDA: captures)")
+    synth.add_argument("--noise", action=argparse.BooleanOptionalAction, default=True)
+    synth.add_argument("--cuda-graph", action=argparse.BooleanOptionalAction, default=True)
+    args = parser.parse_args()
+    (synthetic if args.synthetic else table_jobs)(args)
 
 
 if __name__ == "__main__":

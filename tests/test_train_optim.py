@@ -5,7 +5,13 @@ import torch
 
 from paracomp.models.pair import PairModel, RowGradient
 from paracomp.models.registry import COMPOSERS
-from paracomp.train.optim import RowSparseAdagrad, _adagrad, _adagrad_cpu, make_optimizer
+from paracomp.train.optim import (
+    DenseAdam,
+    RowSparseAdagrad,
+    _adagrad,
+    _adagrad_cpu,
+    make_optimizer,
+)
 
 
 def _model():
@@ -45,9 +51,74 @@ def test_optimizers_touch_only_used_rows(name):
     assert isinstance(state, list) and len(state) == 1  # no dense parameters
 
 
+def _lasagne_adam(w, grads, lr, beta1=0.9, beta2=0.999, eps=1e-8):
+    """Lasagne's ``adam`` (acl2017's learner) written out: every row, every step."""
+    m, v = torch.zeros_like(w), torch.zeros_like(w)
+    for t, g in enumerate(grads, start=1):
+        m = beta1 * m + (1 - beta1) * g
+        v = beta2 * v + (1 - beta2) * g * g
+        w = w - lr * (1 - beta2**t) ** 0.5 / (1 - beta1**t) * m / (v.sqrt() + eps)
+    return w
+
+
+def test_dense_adam_is_lasagnes_adam_on_sparse_rows():
+    """Rows 0 and 2 have gradient in step 1 only, row 1 in step 2 only: dense Adam moves row 0
+    and 2 again in step 2 on their moments (Lasagne's update over the whole table), lazy Adam
+    leaves them."""
+    w0 = torch.tensor([[1.0, -2.0], [0.5, 0.25], [3.0, 1.0], [0.0, 0.0]], dtype=torch.float64)
+    dense_grads = [
+        torch.tensor([[0.5, -1.0], [0.0, 0.0], [2.0, 0.1], [0.0, 0.0]], dtype=torch.float64),
+        torch.tensor([[0.0, 0.0], [-0.3, 0.7], [0.0, 0.0], [0.0, 0.0]], dtype=torch.float64),
+    ]
+    weight = torch.nn.Parameter(w0.clone())
+    opt = DenseAdam([weight], lr=0.1)
+    for g in dense_grads:
+        weight.grad = g.to_sparse(1)
+        opt.step()
+    expected = _lasagne_adam(w0, dense_grads, lr=0.1)
+    torch.testing.assert_close(weight.detach(), expected, rtol=1e-12, atol=1e-12)
+    # by hand, row 0 column 0: m1 = 0.05, v1 = 2.5e-4; step 1 moves it by 0.1·√0.001/0.1·
+    # 0.05/(0.0158114 + 1e-8) = 0.1; m2 = 0.045, v2 = 2.4975e-4, step 2 by 0.1·√0.001999/0.19·
+    # 0.045/0.0158035 = 0.0669...: row 0 moved although its gradient in step 2 was 0
+    assert weight[0, 0].item() == pytest.approx(1.0 - 0.1 - 0.06693, abs=1e-4)
+    assert weight[3].tolist() == [0.0, 0.0]  # never a gradient: never moves
+    lazy = torch.nn.Parameter(w0.clone())
+    lazy_opt = torch.optim.SparseAdam([lazy], lr=0.1)
+    for g in dense_grads:
+        lazy.grad = g.to_sparse(1)
+        lazy_opt.step()
+    assert lazy[0].tolist() != weight[0].tolist()
+    torch.testing.assert_close(lazy[1].detach(), weight[1].detach())  # the same history
+
+
+def test_dense_adam_on_dense_gradients_is_torch_adam_up_to_eps():
+    gen = torch.Generator().manual_seed(0)
+    ours = torch.nn.Parameter(torch.randn(6, 3, generator=gen, dtype=torch.float64))
+    theirs = torch.nn.Parameter(ours.detach().clone())
+    opt_ours, opt_theirs = DenseAdam([ours], lr=0.01, eps=0.0), torch.optim.Adam([theirs], lr=0.01, eps=0.0)
+    for _ in range(5):
+        g = torch.randn(6, 3, generator=gen, dtype=torch.float64)
+        ours.grad, theirs.grad = g.clone(), g.clone()
+        opt_ours.step()
+        opt_theirs.step()
+    torch.testing.assert_close(ours.detach(), theirs.detach(), rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize(("rows", "moves"), [("dense", True), ("lazy", False)])
+def test_adam_rows_setting(rows, moves):
+    model = _model()
+    opt = make_optimizer(model, "adam", lr=0.05, adam_rows=rows)
+    _step(model, opt, [1, 2, 3, 3])
+    before = model.weight.detach().clone()
+    _step(model, opt, [4, 5, 6, 6])
+    assert (model.weight.detach()[1] != before[1]).any().item() is moves
+
+
 def test_unknown_optimizer():
     with pytest.raises(ValueError, match="rmsprop"):
         make_optimizer(_model(), "rmsprop", lr=0.1)
+    with pytest.raises(ValueError, match="sparse"):
+        make_optimizer(_model(), "adam", lr=0.1, adam_rows="sparse")
 
 
 def test_adagrad_kernel_matches_tensor_ops_and_skips_zero_rows():

@@ -29,6 +29,7 @@ RUNS = {
         "word_dropout": 0.3,
     },
     "lstm-last": {"composer": "lstm"},
+    "lstmavg-lazy-adam": {"composer": "lstmavg", "adam_rows": "lazy"},
     "avg-dropout": {"composer": "mean", "dropout": 0.3},
     "gru-mix-adagrad": {"composer": "gru", "sampler": "mix", "optimizer": "adagrad", "lr": 0.05},
     "lstm_avg-megabatch-scramble": {"composer": "lstm_avg", "megabatch": 2, "scramble": 0.3},

@@ -56,7 +56,7 @@ if [[ "${GPU_BENCH:-1}" == 1 ]]; then
     bench train-b25 60 $B/bench_train.py --devices cuda --steps graphed --batch-size 25
     bench compvec 90 $B/bench_compvec.py --devices cuda --kinds eager graphed \
         --composers sum mean max max_pad sum_proj gru --steps 40 --warmup 10
-    bench encoders 60 $B/bench_encoders.py --device cuda --encoders lstmavg gran \
+    bench encoders 60 $B/bench_encoders.py --synthetic --device cuda --encoders lstmavg gran \
         --steps 20 --warmup 3 --repeats 2
     for size in 25 50 100; do
         bench "grid-stack-b$size" 60 $B/bench_train.py --pairs .gpu/bible_pairs.parquet \
@@ -65,7 +65,7 @@ if [[ "${GPU_BENCH:-1}" == 1 ]]; then
     done
     bench compvec-profile 60 $B/bench_compvec.py --devices cuda --kinds graphed \
         --composers sum --steps 40 --warmup 10 --profile
-    bench encoders-eager 60 $B/bench_encoders.py --device cuda --encoders lstmavg gran \
+    bench encoders-eager 60 $B/bench_encoders.py --synthetic --device cuda --encoders lstmavg gran \
         --steps 10 --warmup 2 --no-cuda-graph
     bench paragram 60 $B/bench_paragram.py --device cuda --steps 20 --warmup 5
     bench gaussian 60 $B/bench_gaussian.py --device cuda --repeats 1

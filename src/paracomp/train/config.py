@@ -113,6 +113,7 @@ class TrainConfig:
     reg_initial: float = _default("reg_initial")
     lr_composer: float | None = _default("lr_composer")
     adagrad_eps: float | None = _default("adagrad_eps")
+    adam_rows: str = _default("adam_rows")
     word_dropout: float = _default("word_dropout")
     bi_combine: str = _default("bi_combine")
     boundary_tags: str = _default("boundary_tags")

@@ -3,8 +3,12 @@
 ``adagrad``: :class:`RowSparseAdagrad` for the word rows (the update of ``torch.optim.Adagrad``
 on sparse gradients, without its ``sparse_mask`` round trips, which cost more than the rest of
 a step; on CPU one numba kernel) and ``torch.optim.Adagrad`` for dense parameters. ``sgd``:
-``torch.optim.SGD`` for both. ``adam``: ``torch.optim.SparseAdam`` (lazy Adam) for the rows,
-``torch.optim.Adam`` for dense parameters.
+``torch.optim.SGD`` for both. ``adam``: :class:`DenseAdam` for the rows (``adam_rows: dense``,
+the default: every row moves on its moments each step, whether the batch uses it or not, as the
+authors' code (Wieting & Gimpel's Lasagne ``adam`` over all parameters, embeddings included;
+Chen's PyTorch ``torch.optim.Adam`` over a dense ``nn.Embedding``) or ``torch.optim.SparseAdam``
+(``adam_rows: lazy``: only the rows a batch uses move), ``torch.optim.Adam`` for dense
+parameters.
 """
 
 from __future__ import annotations
@@ -67,6 +71,52 @@ def _adagrad_cpu(
     adagrad_rows(weight, state.numpy(), rows.index.numpy(), grad, real(lr), real(eps))
 
 
+class DenseAdam(torch.optim.Optimizer):
+    """Adam over every row of a table whose gradient comes as sparse rows (the rows a batch
+    does not use have gradient 0): ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
+    ``w ← w − lr·√(1−β₂ᵗ)/(1−β₁ᵗ) · m/(√v + ε)`` on all rows, Lasagne's ``adam`` (the ε of
+    ``torch.optim.SparseAdam``, outside the bias correction). Its state has SparseAdam's keys,
+    so a static step can take it over."""
+
+    def __init__(
+        self,
+        params: Iterable[nn.Parameter],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ):
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps})
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], float] | None = None) -> None:
+        for group in self.param_groups:
+            beta1, beta2 = group["betas"]
+            for param in group["params"]:
+                if param.grad is None:
+                    continue
+                state = self.state[param]
+                if not state:
+                    state["step"] = 0
+                    state["exp_avg"] = torch.zeros_like(param)
+                    state["exp_avg_sq"] = torch.zeros_like(param)
+                state["step"] += 1
+                m, v, grad = state["exp_avg"], state["exp_avg_sq"], param.grad
+                m.mul_(beta1)
+                v.mul_(beta2)
+                if grad.is_sparse and grad.sparse_dim() == 1:  # whole rows
+                    grad = grad if grad.is_coalesced() else grad.coalesce()
+                    rows, values = grad.indices()[0], grad.values()
+                    m.index_add_(0, rows, values, alpha=1 - beta1)
+                    v.index_add_(0, rows, values * values, alpha=1 - beta2)
+                else:
+                    grad = grad.to_dense()
+                    m.add_(grad, alpha=1 - beta1)
+                    v.addcmul_(grad, grad, value=1 - beta2)
+                t = state["step"]
+                size = group["lr"] * (1 - beta2**t) ** 0.5 / (1 - beta1**t)
+                param.addcdiv_(m, v.sqrt().add_(group["eps"]), value=-size)
+
+
 class Optimizers:
     """Optimisers stepped together: one for the word rows, one for dense parameters."""
 
@@ -106,20 +156,32 @@ class Optimizers:
 _FACTORIES: dict[str, tuple[type[torch.optim.Optimizer], type[torch.optim.Optimizer]]] = {
     "adagrad": (RowSparseAdagrad, torch.optim.Adagrad),
     "sgd": (torch.optim.SGD, torch.optim.SGD),
-    "adam": (torch.optim.SparseAdam, torch.optim.Adam),
+    "adam": (DenseAdam, torch.optim.Adam),
 }
 OPTIMIZERS = tuple(_FACTORIES)
+ADAM_ROWS = ("dense", "lazy")
+"""How Adam moves the word rows: all of them each step, or only those the batch uses."""
 
 
 def make_optimizer(
-    model: PairModel, name: str, lr: float, dense_lr: float | None = None, **options: Any
+    model: PairModel,
+    name: str,
+    lr: float,
+    dense_lr: float | None = None,
+    adam_rows: str = "dense",
+    **options: Any,
 ) -> Optimizers:
     """The optimiser ``name`` (one of :data:`OPTIMIZERS`) with learning rate ``lr`` (``dense_lr``
-    for the dense parameters, if given); ``options`` (e.g. ``eps``) go to both the sparse and
-    the dense optimiser."""
+    for the dense parameters, if given), Adam moving the word rows as ``adam_rows`` says (one
+    of :data:`ADAM_ROWS`); ``options`` (e.g. ``eps``) go to both the sparse and the dense
+    optimiser."""
     if name not in _FACTORIES:
         raise ValueError(f"unknown optimiser {name!r}; expected one of {OPTIMIZERS}")
+    if adam_rows not in ADAM_ROWS:
+        raise ValueError(f"unknown adam_rows {adam_rows!r}; expected one of {ADAM_ROWS}")
     sparse_cls, dense_cls = _FACTORIES[name]
+    if name == "adam" and adam_rows == "lazy":
+        sparse_cls = torch.optim.SparseAdam
     opts = [sparse_cls(model.sparse_parameters(), lr=lr, **options)]
     dense = model.dense_parameters()
     if dense:

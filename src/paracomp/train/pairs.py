@@ -137,7 +137,7 @@ class PairTask(loop.Task):
             self.pull = InitialPull(self.model.weight, config.reg_initial)
         options = {} if config.adagrad_eps is None else {"eps": config.adagrad_eps}
         self.optimizer = make_optimizer(
-            self.model, config.optimizer, config.lr, config.lr_composer, **options
+            self.model, config.optimizer, config.lr, config.lr_composer, config.adam_rows, **options
         )
         self.order = torch.Generator().manual_seed(order)
         self.steps_per_epoch = -(-data.n_pairs // config.batch_size)

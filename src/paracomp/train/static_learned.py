@@ -20,8 +20,9 @@ the device as a padded grid and, each step,
   (the eager step computes keys per batch on the host and walks the lists);
 - takes the gradient of the whole word table (dense) and updates it as the eager optimiser
   updates the rows it is given: AdaGrad and SGD leave the rows without gradient as they are;
-  lazy Adam (``torch.optim.SparseAdam``) moves only the rows the batch uses (or every row
-  under ``reg_initial``, whose pull reaches them all), with its moments and bias correction;
+  Adam moves every row (``adam_rows: dense``) or, lazy (``torch.optim.SparseAdam``), only the
+  rows the batch uses (every row under ``reg_initial``, whose pull reaches them all), with its
+  moments and bias correction;
   the composer's parameters go to the eager dense optimiser (Adam ``capturable`` on CUDA) or
   to AdaGrad's update by hand.
 
@@ -304,7 +305,7 @@ class StaticLearnedTask(PairTask):
         """(rows, 1): which word rows the batch's real tokens (``lengths`` of them in all, the
         first of ``ids``) use: the rows of the eager step's sparse gradient. ``None`` where
         nothing reads it (no lazy L2, no lazy Adam on some rows only)."""
-        lazy_adam = self.config.optimizer == "adam" and self.pull is None
+        lazy_adam = self._lazy() and self.pull is None
         if not (self.objective.reg or lazy_adam):
             return None
         rows = self.model.weight.shape[0]
@@ -346,16 +347,20 @@ class StaticLearnedTask(PairTask):
             sums.addcmul_(grad, grad)
             weight.addcdiv_(grad, sums.sqrt().add_(group["eps"]), value=-lr)
         else:
-            self._lazy_adam(grad, touched, group)
+            self._adam(grad, touched, group)
 
-    def _lazy_adam(
+    def _lazy(self) -> bool:
+        return self.config.optimizer == "adam" and self.config.adam_rows == "lazy"
+
+    def _adam(
         self, grad: torch.Tensor, touched: torch.Tensor | None, group: Mapping[str, Any]
     ) -> None:
-        """``torch.optim.SparseAdam`` on the rows the batch uses (``touched``; every row under
+        """:class:`~paracomp.train.optim.DenseAdam` on every row, or lazy
+        ``torch.optim.SparseAdam`` on the rows the batch uses (``touched``; every row under
         ``reg_initial``, whose pull reaches them all), with the step counted on the device."""
         weight, state = self.model.weight, self.table.state[self.model.weight]
         beta1, beta2 = group["betas"]
-        if self.pull is not None:
+        if self.pull is not None or not self._lazy():
             touched = torch.ones((), dtype=torch.bool, device=weight.device)
         self.adam_step += 1
         m, v = state["exp_avg"], state["exp_avg_sq"]
