@@ -9,9 +9,8 @@ step on random pairs of a chosen shape.
 **Table jobs** (default): each encoder and point trains as a ``w2017_point`` job does, through
 :func:`~paracomp.train.job.train_job` (what ``paracomp train`` calls) with
 :func:`~paracomp.train.job.job_config`, on the job's inputs (``--pairs``, ``--init``: build
-them with ``snakemake --cores 2 resources/wieting2017/init.parquet``) and the settings of
-``config.yaml``'s ``papers.wieting2017`` (``run``, ``dim``, ``epochs``: 3; the AVG's 7 only with
-``--paper-epochs``). The points are ``none`` (no regulariser: grid ``none``'s point 0) and
+them with ``snakemake --cores 2 resources/wieting2017/init.parquet``) and wieting2017's embedded
+default settings (``run``, ``dim``, ``epochs``: 3; the AVG's 7 only with ``--paper-epochs``). The points are ``none`` (no regulariser: grid ``none``'s point 0) and
 ``noise`` (dropout 0.4 and scrambling 0.5: ``dropout_scrambling``'s point 0; each step composes
 the ``2B`` segments without gradient to mine, then the ``4B`` anchors and negatives' copies
 with gradient, as the authors' code). The figure is the job's record's ``pairs_per_s`` (the
@@ -57,9 +56,9 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 import torch
-import yaml
 
 from paracomp.models.gaussian import LSTMAvgComposer
+from paracomp.papers import paper_settings
 from paracomp.train.config import TrainConfig
 from paracomp.train.job import job_config, train_job
 from paracomp.train.optim import make_optimizer
@@ -92,9 +91,9 @@ ONE_WAY = {"bilstmavg": "lstmavg", "bigran": "gran"}
 """Each bidirectional encoder's one-direction counterpart."""
 
 
-def paper_settings(config: Path, encoder: str, paper_epochs: bool) -> dict[str, Any]:
+def job_settings(encoder: str, paper_epochs: bool) -> dict[str, Any]:
     """The base settings of a wieting2017 table job with ``encoder`` (a trainer composer)."""
-    block = yaml.safe_load(config.read_text())["papers"]["wieting2017"]
+    block = paper_settings("wieting2017")
     epochs = block["epochs"]
     model = next((m for m, c in block["composers"].items() if c == encoder), encoder)
     n = epochs.get(model, epochs["default"]) if paper_epochs else epochs["default"]
@@ -104,7 +103,7 @@ def paper_settings(config: Path, encoder: str, paper_epochs: bool) -> dict[str, 
 def time_job(encoder: str, point: str, args: argparse.Namespace, work: Path) -> dict[str, float]:
     """The record of a table job (best ``pairs_per_s`` of ``args.repeats`` runs)."""
     best: dict[str, float] = {}
-    params = paper_settings(args.config, encoder, args.paper_epochs)
+    params = job_settings(encoder, args.paper_epochs)
     for repeat in range(args.repeats):
         config = job_config(params, POINTS[point], threads=args.threads, device=args.device)
         out = work / f"{encoder}-{point}-{repeat}"
@@ -259,7 +258,6 @@ def main() -> None:
         "--pairs", type=Path, default=Path("resources/wieting2017/pairs/sentences.parquet")
     )
     jobs.add_argument("--init", type=Path, default=Path("resources/wieting2017/init.parquet"))
-    jobs.add_argument("--config", type=Path, default=Path("config.yaml"))
     jobs.add_argument("--points", nargs="+", choices=list(POINTS), default=list(POINTS))
     jobs.add_argument(
         "--paper-epochs", action="store_true", help="AVG trains 7 epochs, as its jobs"

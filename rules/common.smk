@@ -16,7 +16,13 @@ from paracomp.data.catalog import (
     mirror_dir,
 )
 from paracomp.errors import named
-from paracomp.papers import PAPERS, check_generic_tables, check_paper, schema_path
+from paracomp.papers import (
+    PAPERS,
+    check_generic_tables,
+    check_paper,
+    paper_settings,
+    schema_path,
+)
 from paracomp.train.config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
 from paracomp.train.grid import grid_points
@@ -24,13 +30,15 @@ from paracomp.train.grid import grid_points
 
 validate(config, schema="../workflow/schemas/config.schema.yaml")
 check_paper(config["paper"])
+for _paper in config["papers"]:
+    check_paper(_paper)
+# each paper's settings from its home (src/paracomp/papers/<paper>/), a user's block on top
+config["papers"] = {
+    _paper: paper_settings(_paper, config["settings"], config["papers"].get(_paper))
+    for _paper in PAPERS
+}
 for _paper, _block in config["papers"].items():
-    validate(_block, schema=schema_path(check_paper(_paper)))
-if set(PAPERS) - set(config["papers"]):
-    raise ValueError(
-        f"config has no papers.{sorted(set(PAPERS) - set(config['papers']))[0]} block; "
-        "config.yaml has one for every paper of paracomp.papers.PAPERS"
-    )
+    validate(_block, schema=schema_path(_paper))
 
 CATALOG = load_catalog()
 MIRROR = mirror_dir(config["mirror"])

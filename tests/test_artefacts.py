@@ -106,10 +106,13 @@ def test_evaluate_refuses_non_finite_embeddings(tmp_path, capsys):
     matrix[0, 0] = np.nan
     path = tmp_path / "e.parquet"
     write_unchecked_embeddings(path, ["cat", "dog"], matrix)
-    assert main(
-        ["evaluate", "--embeddings", str(path), "--out", str(tmp_path / "eval")]
-        + ["--tokenizer", "moses", "--lowercase", "--oov", "skip"]
-    ) == 2
+    assert (
+        main(
+            ["evaluate", "--embeddings", str(path), "--out", str(tmp_path / "eval")]
+            + ["--tokenizer", "moses", "--lowercase", "--oov", "skip"]
+        )
+        == 2
+    )
     assert f"paracomp: error: {path}: 1 of 2 vectors hold NaN or inf: row 0 'cat'" in (
         capsys.readouterr().err
     )

@@ -65,7 +65,9 @@ def test_mirror_holding_no_dataset_is_refused(no_env: pytest.MonkeyPatch, mirror
         mirror_dir(str(mirror.parent))
     message = str(caught.value)
     assert message.startswith(f"mirror {mirror.parent.resolve()} (from config key `mirror`) ")
-    assert "holds none of the catalogue's datasets" in message and message.endswith("check the path")
+    assert "holds none of the catalogue's datasets" in message and message.endswith(
+        "check the path"
+    )
 
 
 def test_dry_run_refuses_a_mirror_holding_no_dataset(dry_run, tmp_path: Path) -> None:

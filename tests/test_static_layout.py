@@ -95,7 +95,9 @@ def test_a_plain_batch_does_not_trace_whole() -> None:
     mask = torch.arange(5) < lengths.unsqueeze(1)
 
     def plain(rows: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-        return composer(SegmentBatch(rows, torch.arange(rows.shape[0]), lengths.cumsum(0) - lengths))
+        return composer(
+            SegmentBatch(rows, torch.arange(rows.shape[0]), lengths.cumsum(0) - lengths)
+        )
 
     torch._dynamo.reset()
     traced = torch.compile(plain, fullgraph=True, backend="aot_eager", dynamic=False)

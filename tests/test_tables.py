@@ -88,7 +88,13 @@ def test_layout_rows_resolve():
 
 def test_table3_cells_groups_and_compare():
     ev = toy_eval()
-    wide, compare, md = build(printed_table("elgohary2016", "table3"), row_refs("elgohary2016", "table3"), COLUMNS, "mean", {"g": ev})
+    wide, compare, md = build(
+        printed_table("elgohary2016", "table3"),
+        row_refs("elgohary2016", "table3"),
+        COLUMNS,
+        "mean",
+        {"g": ev},
+    )
     m = ev.metrics.set_index(["dataset", "subset"])["pearson"]
     assert wide.columns[0] == "Dataset" and len(wide) == 24
     glove = compare[compare["column"] == "glove"].set_index("row")
@@ -110,7 +116,13 @@ def test_table3_cells_groups_and_compare():
 
 def test_missing_subset_empties_its_group_with_reason():
     ev = toy_eval(drop={("sts2012", "SMTeuroparl")})
-    _, compare, _ = build(printed_table("elgohary2016", "table3"), row_refs("elgohary2016", "table3"), COLUMNS, "mean", {"g": ev})
+    _, compare, _ = build(
+        printed_table("elgohary2016", "table3"),
+        row_refs("elgohary2016", "table3"),
+        COLUMNS,
+        "mean",
+        {"g": ev},
+    )
     glove = compare[compare["column"] == "glove"].set_index("row")
     assert (
         pd.isna(glove.loc["SMT-eur", "ours"])
@@ -161,7 +173,13 @@ def test_table6_plot_is_written(tmp_path):
     columns = {
         c: {"model": "g"} for c in ["biphr_0.5m", "biphr_1m", "biphr_1.9m", "biphr_3m", "glove"]
     }
-    _, compare, _ = build(printed_table("elgohary2016", "table6"), row_refs("elgohary2016", "table6"), columns, "mean", {"g": toy_eval()})
+    _, compare, _ = build(
+        printed_table("elgohary2016", "table6"),
+        row_refs("elgohary2016", "table6"),
+        columns,
+        "mean",
+        {"g": toy_eval()},
+    )
     compare.to_csv(tmp_path / "table6.compare.csv", index=False)
     plot_training_size(tmp_path / "table6.compare.csv", tmp_path / "table6.png")
     assert (tmp_path / "table6.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -166,7 +166,6 @@ def test_stacked_grid_on_cuda_is_the_points_alone(tmp_path, distinct_pairs):
         torch.testing.assert_close(stack.members[index].model.weight, alone.model.weight, **CLOSE)
 
 
-
 LEARNED = {
     "objective": "paraphrase",
     "sampler": "max",
@@ -227,7 +226,13 @@ def _assert_trained_alike(mine: torch.Tensor, theirs: torch.Tensor, config: Trai
         {"composer": "gru", "sampler": "mix", "optimizer": "adagrad", "lr": 0.01},
         {"composer": "mean", "optimizer": "sgd", "lr": 0.05},
         {"composer": "lstm_avg", "megabatch": 2},
-        {"composer": "wlo", "score": "log_eip", "margin": 1.0, "megabatch": 2, "prior_weight": 0.01},
+        {
+            "composer": "wlo",
+            "score": "log_eip",
+            "margin": 1.0,
+            "megabatch": 2,
+            "prior_weight": 0.01,
+        },
         {"composer": "mean", "megabatch": 2, "reg": 1e-4},
     ],
 )

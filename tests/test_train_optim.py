@@ -95,7 +95,10 @@ def test_dense_adam_on_dense_gradients_is_torch_adam_up_to_eps():
     gen = torch.Generator().manual_seed(0)
     ours = torch.nn.Parameter(torch.randn(6, 3, generator=gen, dtype=torch.float64))
     theirs = torch.nn.Parameter(ours.detach().clone())
-    opt_ours, opt_theirs = DenseAdam([ours], lr=0.01, eps=0.0), torch.optim.Adam([theirs], lr=0.01, eps=0.0)
+    opt_ours, opt_theirs = (
+        DenseAdam([ours], lr=0.01, eps=0.0),
+        torch.optim.Adam([theirs], lr=0.01, eps=0.0),
+    )
     for _ in range(5):
         g = torch.randn(6, 3, generator=gen, dtype=torch.float64)
         ours.grad, theirs.grad = g.clone(), g.clone()

@@ -122,19 +122,21 @@ def test_bad_training_settings_fail_the_dry_run(tmp_path, dag_error, override, m
 
 def test_every_paper_is_a_unit():
     """Each paper of the list has its rules file with its named target, its package with its
-    printed tables and config schema, its config block and its tests folder."""
+    printed tables, config schema and settings (default and published), and its tests
+    folder; the generic configs name no paper's settings."""
     import yaml
 
-    from paracomp.papers import PAPERS, printed_tables, schema_path
+    from paracomp.papers import PAPERS, paper_settings, printed_tables, resource, schema_path
 
-    config = yaml.safe_load((REPO / "config.yaml").read_text())
-    assert set(config["papers"]) == set(PAPERS)
     for paper in PAPERS:
         rules = (REPO / "rules" / "papers" / f"{paper}.smk").read_text()
         assert f"rule {paper}:" in rules
         assert printed_tables(paper) and Path(schema_path(paper)).is_file()
-    built = [p for p in PAPERS if config["papers"][p]["tables"]]
-    assert all((REPO / "tests" / "papers" / p).is_dir() for p in built)
+        assert resource(paper, "published.yaml").is_file()
+        assert paper_settings(paper)["tables"]
+        assert (REPO / "tests" / "papers" / paper).is_dir()
+    for name in ("config.yaml", "config/published.yaml"):
+        assert not yaml.safe_load((REPO / name).read_text()).get("papers"), name
 
 
 @pytest.mark.slow
@@ -269,8 +271,14 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
 
     # the HTML report of the same target: Table 1 and its compare file, under scheepers2018
     report = tmp_path / "report.html"
-    snakemake(tmp_path, "--report", str(report), "results/scheepers2018/table1.csv", *config,
-              mirror=mirror)
+    snakemake(
+        tmp_path,
+        "--report",
+        str(report),
+        "results/scheepers2018/table1.csv",
+        *config,
+        mirror=mirror,
+    )
     html = report.read_text()
     assert "scheepers2018" in html and "table1.compare.csv" in html and "table1.csv" in html
 

@@ -202,9 +202,7 @@ def sampled(
     )
 
 
-def english_bible(
-    kjv: Path, web: Path, out: Path, *, max_tokens: int = 80, jobs: int = 1
-) -> None:
+def english_bible(kjv: Path, web: Path, out: Path, *, max_tokens: int = 80, jobs: int = 1) -> None:
     """English–English KJV–WEB verse pairs (:mod:`paracomp.corpus.english_bible`)."""
     from paracomp.corpus.english_bible import write_english_bible
 

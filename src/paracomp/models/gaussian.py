@@ -152,7 +152,6 @@ class LSTMStates(nn.Module):
         states = pad_packed_sequence(self.lstm(packed)[0], batch_first=True)[0]
         return states[mask[:, : states.shape[1]]]
 
-
     def _gridded(self, batch: SegmentBatch) -> torch.Tensor:
         """The states of a :class:`~paracomp.models.base.StaticLayout` batch: the LSTM over
         its whole grid, pads after the tokens, so a token's state never saw a pad (the pad

@@ -1,16 +1,19 @@
 """The papers whose tables paracomp regenerates, one package each.
 
-A paper's package holds everything specific to it: ``printed.yaml`` (the numbers printed in
-its tables, for the compare files only), ``layout.yaml`` where its table rows are evaluation
-subsets, ``config.schema.yaml`` (its block of the workflow config), its table builders,
-statistics, plots and, in ``cli.py``, its ``paracomp <paper> …`` commands. Generic stages never
-import a paper; adding a paper means adding its package, its rules file
-(``rules/papers/<paper>.smk``), its config block, its tests and its key to :data:`PAPERS`.
+A paper's package holds everything specific to it: its settings (``settings.yaml``, the
+embedded default, and ``published.yaml``, the paper's own data, grids and devices on top of
+them; :func:`paper_settings`), ``config.schema.yaml`` (the schema they and a user's
+``papers.<paper>`` block are checked against), ``printed.yaml`` (the numbers printed in its
+tables, for the compare files only), ``layout.yaml`` where its table rows are evaluation
+subsets, its table builders, statistics, plots and, in ``cli.py``, its ``paracomp <paper> …``
+commands. Generic stages never import a paper; adding a paper means adding its package, its
+rules file (``rules/papers/<paper>.smk``), its tests and its key to :data:`PAPERS`.
 This module imports no paper package (building the workflow's DAG reads it).
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from functools import cache
 from importlib.resources import files
@@ -36,6 +39,41 @@ def check_paper(paper: str) -> str:
 def resource(paper: str, name: str) -> Traversable:
     """A data file of a paper's package (``printed.yaml``, ``layout.yaml``, …)."""
     return files(__name__).joinpath(check_paper(paper), name)
+
+
+SETTINGS = ("default", "published")
+"""The settings a paper runs with (config ``settings``): the embedded default, or the paper's
+own ``published.yaml`` on top of it."""
+
+
+def merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    """``over`` on top of ``base`` as Snakemake merges config files: mappings key by key
+    (``base``'s keys first, in order), anything else (lists included) replaced."""
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@cache
+def _settings_file(paper: str, name: str) -> dict[str, Any]:
+    return yaml.safe_load(resource(paper, f"{name}.yaml").read_text()) or {}
+
+
+def paper_settings(
+    paper: str, settings: str = "default", override: Mapping[str, Any] | None = None
+) -> dict[str, Any]:
+    """``paper``'s config block: its ``settings.yaml``, then its ``published.yaml`` where
+    ``settings`` is ``"published"``, then ``override`` (a user's ``papers.<paper>``)."""
+    if settings not in SETTINGS:
+        raise ConfigError(f"settings: unknown {settings!r}; expected one of {SETTINGS}")
+    block = _settings_file(check_paper(paper), "settings")
+    if settings == "published":
+        block = merged(block, _settings_file(paper, "published"))
+    return copy.deepcopy(merged(block, override or {}))
 
 
 def schema_path(paper: str) -> str:

@@ -170,7 +170,10 @@ def validate(values: Mapping[str, Any], where: str = "train config") -> None:
     constrained = values.get("constraints", "none") != "none"
     if constrained and values.get("sampler", "max_skip") != "max_skip":
         raise ConfigError(f"{where}: constraints need sampler 'max_skip'")
-    if values.get("sampler") == "max_skip" and values.get("objective", "paraphrase") != "paraphrase":
+    if (
+        values.get("sampler") == "max_skip"
+        and values.get("objective", "paraphrase") != "paraphrase"
+    ):
         raise ConfigError(f"{where}: sampler 'max_skip' goes with objective 'paraphrase'")
     if values.get("adagrad_eps") is not None and values.get("optimizer", "adagrad") != "adagrad":
         raise ConfigError(f"{where}: adagrad_eps needs optimizer 'adagrad'")

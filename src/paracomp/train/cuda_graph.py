@@ -125,7 +125,9 @@ class GriddedComposer:
                 # the legacy stream, which no capture may make wait.
                 sample = tokens.detach().clone().requires_grad_(tokens.requires_grad)
                 module = torch.cuda.make_graphed_callables(
-                    module, (sample, lengths), allow_unused_input=True  # e.g. an unused gate
+                    module,
+                    (sample, lengths),
+                    allow_unused_input=True,  # e.g. an unused gate
                 )
             elif self.graphed:
                 module = _Forward(module, tokens, lengths)

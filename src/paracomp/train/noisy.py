@@ -73,7 +73,9 @@ def noisy_total(
     b, score = layout.batch, objective.score
     composed, others = vectors[: 2 * b], vectors[2 * b :]
     positive = score.pairwise(composed[:b].unsqueeze(1), composed[b:].unsqueeze(1)).view(b)
-    negative = score.pairwise(composed.unsqueeze(1), others.view(2 * b, k, vectors.shape[1])).squeeze(1)
+    negative = score.pairwise(
+        composed.unsqueeze(1), others.view(2 * b, k, vectors.shape[1])
+    ).squeeze(1)
     terms = objective._terms(positive, negative)
     attraction = objective._attraction(composed, layout)
     return objective._total(terms.sum(), layout, sq_norm, attraction)

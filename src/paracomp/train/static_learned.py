@@ -402,4 +402,3 @@ class StaticLearnedTask(PairTask):
                 group["capturable"] = True
         if self.graphed and self.noise_generator is not None and "noise_device" in state:
             self.noise_generator.set_state(state["noise_device"])
-

@@ -220,9 +220,7 @@ class TargetTask(loop.Task):
         self, config: TrainConfig, pairs: pa.Table, vocabulary: list[str], matrix: np.ndarray
     ):
         if len(vocabulary) != matrix.shape[0]:
-            raise DataError(
-                f"{len(vocabulary)} vocabulary words but {matrix.shape[0]} matrix rows"
-            )
+            raise DataError(f"{len(vocabulary)} vocabulary words but {matrix.shape[0]} matrix rows")
         self.config, self.vocabulary = config, vocabulary
         self.device = loop.resolve_device(config)
         index = {word: i for i, word in enumerate(vocabulary)}

@@ -93,9 +93,7 @@ def test_frozen_and_tuned_matrices(tmp_path, matrix) -> None:
     assert not np.allclose(tuned, matrix)
     model, frozen = _train(tmp_path, matrix, "gru", "original", "gru_original")
     np.testing.assert_array_equal(frozen, matrix)
-    initial = targets.build_model(
-        run_config("gru", "gru", "original", SETTINGS, MARGINS), matrix
-    )
+    initial = targets.build_model(run_config("gru", "gru", "original", SETTINGS, MARGINS), matrix)
     changed = [
         not torch.equal(a, b)
         for a, b in zip(model.composer.parameters(), initial.composer.parameters())

@@ -100,9 +100,17 @@ def test_cuda_supervised_run_equals_cpu(mirror):
 
     frame, words, matrix = _sick(mirror)
     runs = [
-        train_supervised(frame, "sts", words, matrix,
-                         make_composer("lstmavg", 8, torch.Generator().manual_seed(1)), SMALL,
-                         "whitespace", True, device=device)  # fmt: skip
+        train_supervised(
+            frame,
+            "sts",
+            words,
+            matrix,
+            make_composer("lstmavg", 8, torch.Generator().manual_seed(1)),
+            SMALL,
+            "whitespace",
+            True,
+            device=device,
+        )  # fmt: skip
         for device in ("cpu", "cuda")
     ]
     assert np.isfinite(runs[0]["test_pearson"]) and runs[0]["epoch"] >= 1
