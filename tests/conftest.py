@@ -223,3 +223,27 @@ def never_waits() -> Callable[..., None]:
         assert torch.isfinite(total).item()
 
     return check
+
+
+@pytest.fixture(scope="session")
+def printed() -> Callable[[str], dict]:
+    """``printed(paper)``: the paper's ``printed.yaml`` as parsed YAML (the numbers its tables
+    print)."""
+    import yaml
+
+    from paracomp.papers import resource
+
+    docs: dict[str, dict] = {}
+
+    def load(paper: str) -> dict:
+        if paper not in docs:
+            docs[paper] = yaml.safe_load(resource(paper, "printed.yaml").read_text("utf-8"))
+        return docs[paper]
+
+    return load
+
+
+@pytest.fixture(scope="session")
+def printed_cell(printed) -> Callable[[str, str, str, str], object]:
+    """``printed_cell(paper, table, row, column)``: one printed number."""
+    return lambda paper, table, row, col: printed(paper)["tables"][table]["values"][row][col]
