@@ -6,17 +6,18 @@ step on random pairs of a chosen shape.
     python benchmarks/bench_encoders.py --encoders lstm gran --points none noise --repeats 2
     python benchmarks/bench_encoders.py --synthetic --device cuda --encoders lstmavg gran --steps 20
 
-**Table jobs** (default): each encoder and point trains as a ``w2017_point`` job does, through
-:func:`~paracomp.train.job.train_job` (what ``paracomp train`` calls) with
-:func:`~paracomp.train.job.job_config`, on the job's inputs (``--pairs``, ``--init``: build
-them with ``snakemake --cores 2 resources/wieting2017/init.parquet``) and wieting2017's embedded
-default settings (``run``, ``dim``, ``epochs``: 3; the AVG's 7 only with ``--paper-epochs``). The points are ``none`` (no regulariser: grid ``none``'s point 0) and
-``noise`` (dropout 0.4 and scrambling 0.5: ``dropout_scrambling``'s point 0; each step composes
-the ``2B`` segments without gradient to mine, then the ``4B`` anchors and negatives' copies
-with gradient, as the authors' code). The figure is the job's record's ``pairs_per_s`` (the
-mean over epochs of pairs / epoch wall time, checkpoints included), best of ``--repeats``; the
-ratios are to the LSTM at the same point, to the one-direction encoder (Bi*), and of ``noise``
-to ``none``.
+**Table jobs** (default): each encoder and point trains as a ``wieting2017_point`` job trains
+it, with the job's own command (``paracomp train``, a process of its own) on the job's inputs
+(``--pairs``, ``--init``: build them with ``snakemake --cores 2
+resources/wieting2017/init.parquet``) and wieting2017's embedded default settings (``run``,
+``dim``, ``epochs``: 3; the AVG's 7 only with ``--paper-epochs``). The points are ``none`` (no
+regulariser: grid ``none``'s point 0) and ``noise`` (dropout 0.4 and scrambling 0.5:
+``dropout_scrambling``'s point 0; each step composes the ``2B`` segments without gradient to
+mine, then the ``4B`` anchors and negatives' copies with gradient, as the authors' code). The
+figure is the job's record's ``pairs_per_s`` (the mean over epochs of pairs / epoch wall time,
+checkpoints included), best of ``--repeats``; the ratios are of time per pair: to the LSTM at
+the same point (``×LSTM``), to the one-direction encoder (``×1-way``, Bi*), and of ``noise`` to
+``none``.
 
 **Synthetic** (``--synthetic``): ``--steps`` optimiser steps (after ``--warmup`` untimed ones)
 of the task :func:`~paracomp.train.tasks.pair_task` builds, on random pairs: batch 100,
@@ -27,11 +28,12 @@ words, J_pa with cosine and MAX negatives, Adam 1e-3, ``--noise`` as the point `
 whole step from a CUDA graph, ``--no-cuda-graph`` runs the eager step. Every new batch shape
 costs more the first time it is seen: a few timed steps on a CPU say little about a job.
 
-Table jobs, measured 2026-11-27 on this project's 2-core machine (1 thread per job, torch 2.13
-CPU, load about 1 from another job), 4,000 Bible pairs of at most 30 tokens, GloVe 50d, 3
-epochs, pairs/s (× LSTM at the same point; noise ÷ none):
-
-    see the README's "CPU figures" section, which records each run with its date and load.
+Table jobs, measured 2026-11-27 on this project's 2-core machine, idle (1 thread, torch 2.13
+CPU; 4,000 Bible pairs, GloVe 50d, 3 epochs), pairs/s none / noise: LSTM 4,383 / 2,064,
+LSTMAVG 4,259 / 2,031, BiLSTMAVG 2,247 / 1,132, GRAN 3,822 / 1,579, GRAN-2 3,578 / 1,542,
+GRAN-3 2,997 / 1,328, GRAN-4 2,672 / 1,263, GRAN-5 3,125 / 1,378, BiGRAN 1,939 / 817, AVG
+45,446 / 9,309; the jobs' own records within 2–18% (GRAN's two runs 3,488 and 3,002), and why
+noise costs about 2.3× (README, wieting2017).
 
 On one NVIDIA H200 (torch 2.11.0+cu130, 2026-11-27, ``--synthetic --device cuda --encoders
 lstmavg gran --steps 20 --warmup 3``, dim 300): LSTMAVG 11,965 and GRAN 11,358 pairs/s
@@ -42,12 +44,11 @@ dependent kernels (``bench_ops.py``), not its arithmetic (README, GPU figures).
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime
-import io
-import logging
+import json
 import os
 import platform
+import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -60,7 +61,6 @@ import torch
 from paracomp.models.gaussian import LSTMAvgComposer
 from paracomp.papers import paper_settings
 from paracomp.train.config import TrainConfig
-from paracomp.train.job import job_config, train_job
 from paracomp.train.optim import make_optimizer
 from paracomp.train.pairs import PairTask
 from paracomp.train.tasks import pair_task
@@ -101,14 +101,20 @@ def job_settings(encoder: str, paper_epochs: bool) -> dict[str, Any]:
 
 
 def time_job(encoder: str, point: str, args: argparse.Namespace, work: Path) -> dict[str, float]:
-    """The record of a table job (best ``pairs_per_s`` of ``args.repeats`` runs)."""
+    """The record of a table job's training, run as the job runs it: ``paracomp train`` in a
+    process of its own (best ``pairs_per_s`` of ``args.repeats`` runs)."""
     best: dict[str, float] = {}
-    params = job_settings(encoder, args.paper_epochs)
+    params = json.dumps(job_settings(encoder, args.paper_epochs))
     for repeat in range(args.repeats):
-        config = job_config(params, POINTS[point], threads=args.threads, device=args.device)
         out = work / f"{encoder}-{point}-{repeat}"
-        with contextlib.redirect_stderr(io.StringIO()):  # the job's progress bar
-            record = train_job(config, args.pairs, out, init=args.init)
+        command = [
+            "paracomp", "train", "--pairs", str(args.pairs), "--init", str(args.init),
+            "--params", params, "--point", json.dumps(POINTS[point]), "--out", str(out),
+            "--record", str(out / "train.json"), "--threads", str(args.threads),
+            "--device", args.device,
+        ]  # fmt: skip
+        subprocess.run(command, check=True, capture_output=True)
+        record = json.loads((out / "train.json").read_text())
         if record["pairs_per_s"] > best.get("pairs_per_s", 0.0):
             best = {"pairs_per_s": record["pairs_per_s"], "seconds": record["seconds"]}
     return best
@@ -121,7 +127,6 @@ def table_jobs(args: argparse.Namespace) -> None:
             raise SystemExit(
                 f"{path} not found: run `snakemake --cores 2 resources/wieting2017/init.parquet`"
             )
-    logging.getLogger("paracomp").setLevel(logging.WARNING)
     encoders = [e for e in args.encoders if e != "nn.LSTM"]
     print(
         f"# {datetime.date.today()} torch {torch.__version__} {args.device}"

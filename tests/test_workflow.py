@@ -220,7 +220,7 @@ def test_scheepers_dry_runs(tmp_path, mirror):
     """Released split with the mirror, grouped without; the paper config's 4 x 20 runs."""
     out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv", mirror=mirror).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    assert jobs["compvec_train"] == "20" and jobs["compvec_evaluate"] == "20"
+    assert jobs["scheepers2018_train"] == "20" and jobs["scheepers2018_evaluate"] == "20"
     assert "resources/compvec/released/train.parquet" in out
     out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv").stdout
     assert "resources/compvec/grouped/train.parquet" in out and "fetch_mirror" not in out
@@ -235,7 +235,7 @@ def test_scheepers_dry_runs(tmp_path, mirror):
         mirror=mirror,
     ).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    assert jobs["compvec_train"] == "80" and jobs["compvec_init"] == "4"
+    assert jobs["scheepers2018_train"] == "80" and jobs["scheepers2018_init"] == "4"
     assert '"steps": 20000, "freeze_steps": 2500' in out and "--device cuda" in out
     for name in ("glove-840b-300d", "word2vec-googlenews-300d", "fasttext-wiki-en-300d"):
         assert f"resources/embeddings/{name}.parquet" in out

@@ -4,39 +4,39 @@
 # tune_point, select_point, train_model), the sentences and scores of every model and
 # baseline, and Tables 1-8 (all built here: CUSTOM_TABLES).
 from paracomp.papers.chen2020.workflow import (
-    PARANMT_PAIRS,
-    SCORES as CHEN_SCORES,
-    SENTENCES as CHEN_SENTENCES,
-    SPECIFICITY_DATA,
-    TRAIN as CHEN_TRAIN,
-    TUNING as CHEN_TUNING,
-    Inputs as ChenInputs,
-    list_runs as chen_list_runs,
-    run_folder as chen_run_folder,
+    PARANMT_PAIRS as CHEN2020_PARANMT_PAIRS,
+    SCORES as CHEN2020_SCORES,
+    SENTENCES as CHEN2020_SENTENCES,
+    SPECIFICITY_DATA as CHEN2020_SPECIFICITY_DATA,
+    TRAIN as CHEN2020_TRAIN,
+    TUNING as CHEN2020_TUNING,
+    Inputs as Chen2020Inputs,
+    list_runs as chen2020_list_runs,
+    run_folder as chen2020_run_folder,
 )
 
-CHEN = block("chen2020")
-CUSTOM_TABLES["chen2020"].update(CHEN["tables"])
-C = ChenInputs(
-    CHEN,
-    {name: dataset_folder(name) for name in SPECIFICITY_DATA},
+CHEN2020 = block("chen2020")
+CUSTOM_TABLES["chen2020"].update(CHEN2020["tables"])
+CHEN2020_IN = Chen2020Inputs(
+    CHEN2020,
+    {name: dataset_folder(name) for name in CHEN2020_SPECIFICITY_DATA},
     {
         name: f"no configured source ({', '.join(config['sources'])}) provides dataset {name}"
-        for name in SPECIFICITY_DATA
+        for name in CHEN2020_SPECIFICITY_DATA
     },
     (set_paths(["stsbenchmark"]) or [None])[0],
     dataset_folder("paranmt-5m"),
     EVAL["tokenizer"],
     EVAL["lowercase"],
 )
-RUN_DATA["chen2020"] = C.data
-TUNING_DATA["chen2020"] = C.tuning_data
-if "runs" in CHEN:
+RUN_DATA["chen2020"] = CHEN2020_IN.data
+TUNING_DATA["chen2020"] = CHEN2020_IN.tuning_data
+if "runs" in CHEN2020:
     PAPER_EXTRAS["chen2020"].append("results/chen2020/tuning.csv")
 
 
 wildcard_constraints:
-    scorer="|".join(C.models()),
+    scorer="|".join(CHEN2020_IN.models()),
     score_table="table1|table2|table3|table4|table7|table8",
 
 
@@ -47,9 +47,9 @@ rule chen2020:
 
 rule chen2020_paranmt_pairs:
     input:
-        C.paranmt_input,
+        CHEN2020_IN.paranmt_input,
     output:
-        PARANMT_PAIRS,
+        CHEN2020_PARANMT_PAIRS,
     log:
         "logs/chen2020/paranmt_pairs.log",
     benchmark:
@@ -65,16 +65,16 @@ rule chen2020_paranmt_pairs:
 
 rule chen2020_subsets:
     input:
-        C.corpus(),
+        CHEN2020_IN.corpus(),
     output:
-        train=CHEN_TRAIN,
-        tuning=CHEN_TUNING,
+        train=CHEN2020_TRAIN,
+        tuning=CHEN2020_TUNING,
     log:
         "logs/chen2020/subsets.log",
     benchmark:
         "benchmarks/snakemake/chen2020/subsets.tsv"
     params:
-        settings=C.subset_params,
+        settings=CHEN2020_IN.subset_params,
     resources:
         mem_mb=8000,
         runtime=20,
@@ -87,17 +87,17 @@ rule chen2020_subsets:
 
 rule chen2020_sentences:
     input:
-        unpack(C.sentence_inputs),
+        unpack(CHEN2020_IN.sentence_inputs),
     output:
-        table=CHEN_SENTENCES,
-        sources=CHEN_SENTENCES.replace(".parquet", ".json"),
+        table=CHEN2020_SENTENCES,
+        sources=CHEN2020_SENTENCES.replace(".parquet", ".json"),
     log:
         "logs/chen2020/sentences.log",
     benchmark:
         "benchmarks/snakemake/chen2020/sentences.tsv"
     params:
-        args=C.sentence_args,
-        news_train=CHEN["news_train"],
+        args=CHEN2020_IN.sentence_args,
+        news_train=CHEN2020["news_train"],
     resources:
         mem_mb=4000,
         runtime=20,
@@ -110,16 +110,16 @@ rule chen2020_sentences:
 
 rule chen2020_scores:
     input:
-        unpack(C.score_inputs),
+        unpack(CHEN2020_IN.score_inputs),
     output:
-        scores=f"{CHEN_SCORES}/{{scorer}}.parquet",
-        meta=f"{CHEN_SCORES}/{{scorer}}.json",
+        scores=f"{CHEN2020_SCORES}/{{scorer}}.parquet",
+        meta=f"{CHEN2020_SCORES}/{{scorer}}.json",
     log:
         "logs/chen2020/scores/{scorer}.log",
     benchmark:
         "benchmarks/snakemake/chen2020/scores/{scorer}.tsv"
     params:
-        args=C.score_args,
+        args=CHEN2020_IN.score_args,
     threads: 1
     resources:
         mem_mb=4000,
@@ -133,7 +133,7 @@ rule chen2020_scores:
 
 rule chen2020_score_table:
     input:
-        C.table_inputs,
+        CHEN2020_IN.table_inputs,
     output:
         table=report(
             "results/chen2020/{score_table}.csv",
@@ -155,9 +155,9 @@ rule chen2020_score_table:
     benchmark:
         "benchmarks/snakemake/chen2020/tables/{score_table}.tsv"
     params:
-        sentences=CHEN_SENTENCES,
-        scores=C.table_scores,
-        setting=C.setting_json,
+        sentences=CHEN2020_SENTENCES,
+        scores=CHEN2020_IN.table_scores,
+        setting=CHEN2020_IN.setting_json,
     localrule: True
     resources:
         mem_mb=2000,
@@ -172,8 +172,8 @@ rule chen2020_score_table:
 
 rule chen2020_word_lists:
     input:
-        run=C.run_inputs("wlo"),
-        pairs=CHEN_TRAIN,
+        run=CHEN2020_IN.run_inputs("wlo"),
+        pairs=CHEN2020_TRAIN,
     output:
         table="results/chen2020/table5.csv",
         compare="results/chen2020/table5.compare.csv",
@@ -183,9 +183,9 @@ rule chen2020_word_lists:
     benchmark:
         "benchmarks/snakemake/chen2020/tables/table5.tsv"
     params:
-        settings=C.word_list_params,
-        corpus=C.corpus_note(),
-        run=chen_run_folder,
+        settings=CHEN2020_IN.word_list_params,
+        corpus=CHEN2020_IN.corpus_note(),
+        run=chen2020_run_folder,
     localrule: True
     resources:
         mem_mb=2000,
@@ -200,9 +200,9 @@ rule chen2020_word_lists:
 
 rule chen2020_sentence_lists:
     input:
-        wordavg=C.run_inputs("wordavg"),
-        wlo=C.run_inputs("wlo"),
-        pairs=CHEN_TRAIN,
+        wordavg=CHEN2020_IN.run_inputs("wordavg"),
+        wlo=CHEN2020_IN.run_inputs("wlo"),
+        pairs=CHEN2020_TRAIN,
     output:
         table="results/chen2020/table6.csv",
         compare="results/chen2020/table6.compare.csv",
@@ -212,9 +212,9 @@ rule chen2020_sentence_lists:
     benchmark:
         "benchmarks/snakemake/chen2020/tables/table6.tsv"
     params:
-        settings=C.sentence_list_params,
-        corpus=C.corpus_note(),
-        runs=chen_list_runs,
+        settings=CHEN2020_IN.sentence_list_params,
+        corpus=CHEN2020_IN.corpus_note(),
+        runs=chen2020_list_runs,
     resources:
         mem_mb=4000,
         runtime=20,

@@ -3,12 +3,17 @@
 # Tables 2-6 themselves come from the generic table rule (rules/tables.smk), training from
 # rules/train.smk with the data registered here.
 
-from paracomp.papers.elgohary2016.workflow import UNDERTRAINED_SETS, Inputs
+from paracomp.papers.elgohary2016.workflow import (
+    UNDERTRAINED_SETS as ELGOHARY2016_UNDERTRAINED_SETS,
+    Inputs as Elgohary2016Inputs,
+)
 
-ELGOHARY = block("elgohary2016")
-E = Inputs(ELGOHARY, CORPUS_SETS, CORPUS["seed"], "".join(unavailable(["sick2014"])))
-RUN_DATA["elgohary2016"] = E.data
-TUNING_DATA["elgohary2016"] = E.tuning_data
+ELGOHARY2016 = block("elgohary2016")
+ELGOHARY2016_IN = Elgohary2016Inputs(
+    ELGOHARY2016, CORPUS_SETS, CORPUS["seed"], "".join(unavailable(["sick2014"]))
+)
+RUN_DATA["elgohary2016"] = ELGOHARY2016_IN.data
+TUNING_DATA["elgohary2016"] = ELGOHARY2016_IN.tuning_data
 PAPER_EXTRAS["elgohary2016"] += [
     "results/elgohary2016/tuning.csv",
     "results/elgohary2016/table6.png",
@@ -17,7 +22,7 @@ PAPER_EXTRAS["elgohary2016"] += [
 
 wildcard_constraints:
     condition="|".join(CORPUS_SETS),
-    size="|".join(map(re.escape, ELGOHARY["sizes"])),
+    size="|".join(map(re.escape, ELGOHARY2016["sizes"])),
 
 
 rule elgohary2016:
@@ -25,9 +30,9 @@ rule elgohary2016:
         table_targets("elgohary2016"),
 
 
-rule bigram_filtered:
+rule elgohary2016_bigram_filtered:
     input:
-        pairs=E.condition,
+        pairs=ELGOHARY2016_IN.condition,
         sick="resources/sets/sick2014.parquet",
     output:
         "resources/corpus/filtered/{condition}.parquet",
@@ -45,7 +50,7 @@ rule bigram_filtered:
         " --out {output:q} > {log} 2>&1"
 
 
-rule sized_phrases:
+rule elgohary2016_sized_phrases:
     input:
         CORPUS_SETS["biphr"],
     output:
@@ -55,7 +60,7 @@ rule sized_phrases:
     benchmark:
         "benchmarks/snakemake/corpus/sized_phrases/{size}.tsv"
     params:
-        settings=E.sized_params,
+        settings=ELGOHARY2016_IN.sized_params,
     resources:
         mem_mb=4000,
         runtime=30,
@@ -66,9 +71,9 @@ rule sized_phrases:
         " --out {output:q} > {log} 2>&1"
 
 
-rule tuning_subset:
+rule elgohary2016_tuning_subset:
     input:
-        E.condition,
+        ELGOHARY2016_IN.condition,
     output:
         "resources/corpus/tuning/{condition}.parquet",
     log:
@@ -76,7 +81,7 @@ rule tuning_subset:
     benchmark:
         "benchmarks/snakemake/corpus/tuning_subset/{condition}.tsv"
     params:
-        settings=E.tuning_params(),
+        settings=ELGOHARY2016_IN.tuning_params(),
     resources:
         mem_mb=4000,
         runtime=30,
@@ -87,7 +92,7 @@ rule tuning_subset:
         " --out {output:q} > {log} 2>&1"
 
 
-rule training_set_stats:
+rule elgohary2016_training_set_stats:
     input:
         list(CORPUS_SETS.values()),
     output:
@@ -97,7 +102,7 @@ rule training_set_stats:
     benchmark:
         "benchmarks/snakemake/elgohary2016/training_set_stats.tsv"
     params:
-        conditions=E.condition_args(),
+        conditions=ELGOHARY2016_IN.condition_args(),
     resources:
         mem_mb=4000,
         runtime=10,
@@ -108,10 +113,10 @@ rule training_set_stats:
         " --out {output:q} > {log} 2>&1"
 
 
-rule undertrained_stats:
+rule elgohary2016_undertrained_stats:
     input:
         conditions=list(CORPUS_SETS.values()),
-        sets=set_paths(list(UNDERTRAINED_SETS)),
+        sets=set_paths(list(ELGOHARY2016_UNDERTRAINED_SETS)),
     output:
         "results/elgohary2016/stats/table4.json",
     log:
@@ -119,8 +124,8 @@ rule undertrained_stats:
     benchmark:
         "benchmarks/snakemake/elgohary2016/undertrained_stats.tsv"
     params:
-        conditions=E.condition_args(),
-        sets=set_args(list(UNDERTRAINED_SETS)),
+        conditions=ELGOHARY2016_IN.condition_args(),
+        sets=set_args(list(ELGOHARY2016_UNDERTRAINED_SETS)),
         tokenizer=EVAL["tokenizer"],
         lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
     resources:
@@ -134,9 +139,9 @@ rule undertrained_stats:
         " --out {output:q} > {log} 2>&1"
 
 
-rule filtering_stats:
+rule elgohary2016_filtering_stats:
     input:
-        unpack(E.filtering_inputs),
+        unpack(ELGOHARY2016_IN.filtering_inputs),
     output:
         "results/elgohary2016/stats/table5.json",
     log:
@@ -144,7 +149,7 @@ rule filtering_stats:
     benchmark:
         "benchmarks/snakemake/elgohary2016/filtering_stats.tsv"
     params:
-        args=E.filtering_args,
+        args=ELGOHARY2016_IN.filtering_args,
     resources:
         mem_mb=1000,
         runtime=5,
@@ -155,7 +160,7 @@ rule filtering_stats:
         " --out {output:q} > {log} 2>&1"
 
 
-rule table6_plot:
+rule elgohary2016_table6_plot:
     input:
         "results/elgohary2016/table6.compare.csv",
     output:

