@@ -127,17 +127,26 @@ def distinct_pairs():
 
 @pytest.fixture(scope="session")
 def dry_run() -> Callable[..., tuple[str, dict[str, str]]]:
-    """``dry_run(workdir, *targets, published=False, mirror=None)``: ``snakemake -n -p`` of the
-    targets on config.yaml (and config/published.yaml), with the mirror or none; returns the
-    printed plan and the job counts by rule."""
+    """``dry_run(workdir, *targets, published=False, mirror=None, override=None)``:
+    ``snakemake -n -p`` of the targets on config.yaml (and config/published.yaml, then the YAML
+    text ``override``), with the mirror or none; returns the printed plan and the job counts by
+    rule."""
 
     def run(
-        workdir: Path, *targets: str, published: bool = False, mirror: Path | None = None
+        workdir: Path,
+        *targets: str,
+        published: bool = False,
+        mirror: Path | None = None,
+        override: str | None = None,
     ) -> tuple[str, dict[str, str]]:
         env = {k: v for k, v in os.environ.items() if k != "PARACOMP_MIRROR"}
         if mirror is not None:
             env["PARACOMP_MIRROR"] = str(mirror)
         configs = [REPO / "config.yaml", *([REPO / "config/published.yaml"] if published else [])]
+        if override is not None:
+            workdir.mkdir(parents=True, exist_ok=True)
+            configs.append(workdir / "override.yaml")
+            configs[-1].write_text(override + "\n")
         cmd = [sys.executable, "-m", "snakemake", "-n", "-p", "--cores", "2", *targets]
         cmd += ["--snakefile", str(REPO / "Snakefile"), "--directory", str(workdir)]
         cmd += ["--configfile", *map(str, configs)]

@@ -36,3 +36,14 @@ def test_paper_config(tmp_path, dry_run):
     assert "resources/embeddings/glove-840b-300d.parquet" in out
     assert '"epochs": 10' in out and "--device cuda" in out
     assert '"max_tokens": null, "train_pairs": null, "tuning_pairs": 100000' in out
+
+
+def test_stacked_grid_on_the_paper_config(tmp_path, dry_run):
+    """``training.stack_grid`` serves chen2020's runs as elgohary2016's: one tuning job per
+    stack of grid points, each point's record copied out for the unchanged selection."""
+    out, jobs = dry_run(
+        tmp_path, "chen2020", published=True, override="training: {stack_grid: true}"
+    )
+    assert "tune_point" not in jobs and int(jobs["tune_stack"]) >= 1
+    assert jobs["stack_point"] == "15" and jobs["select_point"] == "5"
+    assert jobs["train_model"] == "5" and "paracomp train-stack" in out
