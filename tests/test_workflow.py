@@ -122,8 +122,8 @@ def test_bad_training_settings_fail_the_dry_run(tmp_path, dag_error, override, m
 
 def test_every_paper_is_a_unit():
     """Each paper of the list has its rules file with its named target, its package with its
-    printed tables, config schema and settings (default and published), and its tests
-    folder; the generic configs name no paper's settings."""
+    printed tables, config schema, settings (default and published) and README (linked from
+    the top README), and its tests folder; the generic configs name no paper's settings."""
     import yaml
 
     from paracomp.papers import PAPERS, paper_settings, printed_tables, resource, schema_path
@@ -135,6 +135,8 @@ def test_every_paper_is_a_unit():
         assert resource(paper, "published.yaml").is_file()
         assert paper_settings(paper)["tables"]
         assert (REPO / "tests" / "papers" / paper).is_dir()
+        assert (REPO / "src" / "paracomp" / "papers" / paper / "README.md").is_file()
+        assert f"(src/paracomp/papers/{paper}/README.md)" in (REPO / "README.md").read_text()
     for name in ("config.yaml", "config/published.yaml"):
         assert not yaml.safe_load((REPO / name).read_text()).get("papers"), name
 
