@@ -15,7 +15,7 @@ import torch
 from paracomp.atomic import atomic_dir, atomic_path
 from paracomp.cli import main
 from paracomp.errors import WriteError
-from paracomp.train.loop import save
+from paracomp.train.run_folder import save
 
 
 def _mount(*args: str) -> None:

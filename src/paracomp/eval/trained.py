@@ -17,12 +17,12 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from paracomp import artefacts
 from paracomp.models import PROBABILISTIC_COMPOSERS
 from paracomp.models.base import Composer, SegmentBatch
 from paracomp.models.pair import PairModel
 from paracomp.models.registry import make_composer
 from paracomp.models.vocab import UNK
+from paracomp.train import run_folder
 from paracomp.train.config import TrainConfig
 
 Features = Callable[[np.ndarray], np.ndarray]
@@ -100,12 +100,11 @@ def pair_encoder(model: PairModel, words: Sequence[str], config: TrainConfig) ->
 
 
 def load_run(run_dir: Path, device: str = "cpu") -> tuple[TrainConfig, TrainedEncoder]:
-    """A finished pair run's settings and encoder, from ``composer.pt`` and
-    ``embeddings.parquet`` in ``run_dir``."""
-    saved = torch.load(Path(run_dir) / "composer.pt", map_location=device, weights_only=True)
-    config = TrainConfig.from_dict(saved["config"])
+    """A finished pair run's settings and encoder, from its folder
+    (:mod:`~paracomp.train.run_folder`)."""
+    config, state = run_folder.read_composer(Path(run_dir), device)
     composer = make_composer(config.composer, config.dim, settings=config.to_dict()).to(device)
-    composer.load_state_dict(saved["composer"])
+    composer.load_state_dict(state)
     composer.eval()
-    words, matrix = artefacts.read_embeddings(Path(run_dir) / "embeddings.parquet")
+    words, matrix = run_folder.read_rows(Path(run_dir))
     return config, TrainedEncoder(composer, words, matrix, features_of(config.composer))

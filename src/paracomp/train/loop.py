@@ -36,19 +36,14 @@ import torch
 from tqdm import tqdm
 
 from paracomp import artefacts
-from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError, ParacompError
 from paracomp.eval.encode import SentenceEncoder
+from paracomp.train import run_folder
 from paracomp.train.config import RESUMABLE_CHANGES, TrainConfig
 from paracomp.train.curve import write_curve
 
 log = logging.getLogger(__name__)
 
-CHECKPOINT = "checkpoint.pt"
-COMPOSER = "composer.pt"
-EMBEDDINGS = "embeddings.parquet"
-CURVE = "curve.parquet"
-CURVE_PNG = "curve.png"
 
 Callback = Callable[[int, SentenceEncoder], Mapping[str, float]]
 """Called at each curve row with its position (epoch or step) and the task's current encoder;
@@ -103,10 +98,7 @@ class Task(ABC):
         what they are."""
 
     def export(self, out_dir: Path, steps: int, inputs: Mapping[str, str]) -> None:
-        """Write ``composer.pt`` (settings and composer state) and the embeddings artefact."""
-        out_dir.mkdir(parents=True, exist_ok=True)
-        state = {"config": self.config.to_dict(), "composer": self.model.composer.state_dict()}
-        save(state, out_dir / COMPOSER)
+        """Write the trained run's folder (:func:`~paracomp.train.run_folder.write_run`)."""
         words, matrix, notes = self.exported(steps)
         prov = artefacts.Provenance(
             dataset="trained",
@@ -115,7 +107,8 @@ class Task(ABC):
             config=self.config.to_dict(),
             notes=notes,
         )
-        artefacts.write_embeddings(words, matrix, out_dir / EMBEDDINGS, prov)
+        composer = self.model.composer.state_dict()
+        run_folder.write_run(out_dir, self.config, composer, words, matrix, prov)
 
     def encoder(self) -> SentenceEncoder | None:
         """The current model as a sentence encoder, for the callback (None: no callback)."""
@@ -163,21 +156,9 @@ def compute_settings(threads: int, flush_denormal: bool) -> Iterator[None]:
 
 def _load_checkpoint(path: Path) -> dict[str, Any]:
     try:
-        return torch.load(path, map_location="cpu", weights_only=True)
-    except Exception as exc:  # truncated, corrupt or not a checkpoint
-        reason = _load_failure(exc)
-        raise ConfigError(
-            f"{path}: unreadable checkpoint ({reason}); delete it to restart"
-        ) from exc
-
-
-def _load_failure(exc: Exception) -> str:
-    """``torch.load``'s reason in a line, without its advice to load with ``weights_only``
-    off (never for a file this run did not write whole)."""
-    text = str(exc)
-    _, marker, rest = text.partition("WeightsUnpickler error:")
-    lines = [line.strip() for line in (rest if marker else text).splitlines() if line.strip()]
-    return f"{type(exc).__name__}: {lines[0] if lines else 'no reason given'}"
+        return run_folder.load(path, "checkpoint")
+    except ConfigError as exc:  # truncated, corrupt or not a checkpoint
+        raise ConfigError(f"{exc}; delete it to restart") from exc
 
 
 def _mismatch(task: Task, state: Mapping[str, Any]) -> str:
@@ -225,15 +206,7 @@ def _checkpoint(task: Task, path: Path, step: int, history: list[dict[str, float
         "task": task.state_dict(),
         "history": history,
     }
-    save(state, path)
-
-
-def save(state: Mapping[str, Any], path: Path) -> None:
-    """``torch.save`` of ``state`` to ``path``, atomically. Through a file object, so that a
-    full disk is Python's ``OSError`` (a :class:`~paracomp.errors.WriteError` naming
-    ``path``), not torch's ``enforce fail at inline_container.cc``."""
-    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        torch.save(state, handle)
+    run_folder.save(state, path)
 
 
 def _position(task: Task, done: int) -> int:
@@ -259,7 +232,7 @@ def run(
     ``out_dir`` and return its curve. ``inputs`` (path to sha256) goes into the provenance of
     the embeddings artefact."""
     out_dir = Path(out_dir)
-    path = out_dir / CHECKPOINT
+    path = out_dir / run_folder.CHECKPOINT
     with compute_settings(task.config.threads, task.flush_denormal):
         done, history = _resume(task, path)
         total = torch.zeros((), device=task.device)
@@ -301,7 +274,7 @@ def run(
                     _checkpoint(task, path, done, history)
     task.export(out_dir, done, dict(inputs or {}))
     curve = pd.DataFrame(history, columns=_columns(task, history))
-    write_curve(curve, out_dir / CURVE, out_dir / CURVE_PNG, x=task.curve_x)
+    write_curve(curve, out_dir / run_folder.CURVE, out_dir / run_folder.CURVE_PNG, x=task.curve_x)
     return curve
 
 

@@ -36,7 +36,7 @@ import torch
 from paracomp import artefacts
 from paracomp.errors import ConfigError
 from paracomp.models.vocab import EncodedPairs
-from paracomp.train import loop
+from paracomp.train import loop, run_folder
 from paracomp.train.config import TrainConfig
 from paracomp.train.curve import BASE_COLUMNS, write_curve
 from paracomp.train.pairs import PairTask, segment_pairs
@@ -174,7 +174,7 @@ def train_stack(
     for index, member in task.members.items():
         own = point_curve(curve, index)
         folder = Path(point_dirs[index])
-        write_curve(own, folder / loop.CURVE, folder / loop.CURVE_PNG)
+        write_curve(own, folder / run_folder.CURVE, folder / run_folder.CURVE_PNG)
         record = {
             **loop.record(member.config, own, table.num_rows),
             "epochs": int(own["epoch"].iloc[-1]),

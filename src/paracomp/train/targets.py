@@ -29,12 +29,11 @@ import pyarrow as pa
 import torch
 from torch import nn
 
-from paracomp import artefacts
 from paracomp.errors import DataError
 from paracomp.losses.scores import SCORES
 from paracomp.models.base import Composer, SegmentBatch, StaticLayout
 from paracomp.models.registry import COMPOSERS
-from paracomp.train import loop
+from paracomp.train import loop, run_folder
 from paracomp.train.config import TrainConfig
 
 UNK_ID = 1
@@ -283,10 +282,9 @@ class TargetTask(loop.Task):
 
 def load_model(out_dir: Path, device: str = "cpu") -> tuple[DefinitionModel, list[str]]:
     """A trained run's model (eval mode) and vocabulary, from its folder."""
-    saved = torch.load(Path(out_dir) / loop.COMPOSER, map_location=device, weights_only=True)
-    config = TrainConfig.from_dict(saved["config"])
-    vocabulary, matrix = artefacts.read_embeddings(Path(out_dir) / loop.EMBEDDINGS)
+    config, composer = run_folder.read_composer(Path(out_dir), device)
+    vocabulary, matrix = run_folder.read_rows(Path(out_dir))
     model = build_model(config, matrix).to(device)
-    model.composer.load_state_dict(saved["composer"])
+    model.composer.load_state_dict(composer)
     model.eval()
     return model, vocabulary

@@ -20,7 +20,7 @@ import pyarrow as pa
 import torch
 
 from paracomp.models.vocab import HEADS, EncodedPairs
-from paracomp.train import loop, static, static_learned, static_targets
+from paracomp.train import loop, run_folder, static, static_learned, static_targets
 from paracomp.train.config import TrainConfig
 from paracomp.train.pairs import PairResult, PairTask
 from paracomp.train.targets import DefinitionModel, TargetTask
@@ -70,7 +70,9 @@ def train_pairs(
     out_dir = Path(out_dir)
     task = pair_task(config, pairs, init, constraints)
     history = loop.run(task, out_dir, callback, progress, inputs)
-    return PairResult(task.model, task.data, history, out_dir / loop.EMBEDDINGS, task.encoder())
+    return PairResult(
+        task.model, task.data, history, out_dir / run_folder.EMBEDDINGS, task.encoder()
+    )
 
 
 def target_task(

@@ -14,7 +14,7 @@ import torch
 
 from paracomp.models import LEARNED_COMPOSERS, STATIC_COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
-from paracomp.train import loop
+from paracomp.train import loop, run_folder
 from paracomp.train.config import TrainConfig
 from paracomp.train.static_targets import StaticTargetTask
 from paracomp.train.targets import TargetTask
@@ -111,7 +111,7 @@ def test_static_run_equals_the_eager_run(definitions, tmp_path, name: str) -> No
             torch.testing.assert_close(static[key], value, rtol=0, atol=3 * config.lr)
         else:
             assert torch.equal(static[key], value), key
-    curves = [pd.read_parquet(tmp_path / k / loop.CURVE)["loss"] for k in ("eager", "static")]
+    curves = [pd.read_parquet(tmp_path / k / run_folder.CURVE)["loss"] for k in ("eager", "static")]
     np.testing.assert_allclose(curves[1], curves[0], rtol=1e-4)
 
 

@@ -48,7 +48,9 @@ def test_embedded_default_dag(tmp_path, mirror):
 def test_published_setting_dag(tmp_path, mirror):
     out = _dry_run(tmp_path, "config.yaml", "config/published.yaml", mirror=mirror)
     jobs = _jobs(out)
-    assert jobs["wieting2015_word_point"] == 2 * 28  # lambda 7 x batch 4, with and without constraints
+    assert (
+        jobs["wieting2015_word_point"] == 2 * 28
+    )  # lambda 7 x batch 4, with and without constraints
     assert jobs["wieting2015_rnn_point"] == 4 * 140  # 7 x 4 x 5 for phrases and each bigram type
     assert "resources/upstream/ppdb-1.0-xl-lexical" in out
     assert "--dim 25" in out and "--device cuda" in out

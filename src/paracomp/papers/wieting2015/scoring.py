@@ -75,12 +75,12 @@ class RunEncoder:
         import torch
 
         from paracomp.models.registry import COMPOSERS
+        from paracomp.train import run_folder
 
-        state = torch.load(run / "composer.pt", map_location="cpu", weights_only=True)
-        config = state["config"]
-        self.composer = COMPOSERS[config["composer"]](config["dim"]).eval()
-        self.composer.load_state_dict(state["composer"])
-        words, matrix = artefacts.read_embeddings(run / "embeddings.parquet")
+        config, state = run_folder.read_composer(run)
+        self.composer = COMPOSERS[config.composer](config.dim).eval()
+        self.composer.load_state_dict(state)
+        words, matrix = run_folder.read_rows(run)
         self.index = {w: i for i, w in enumerate(words)}
         self.rows = torch.from_numpy(np.array(matrix, dtype=np.float32))  # a writable copy
 

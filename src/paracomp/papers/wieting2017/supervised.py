@@ -263,6 +263,7 @@ def run_supervised(
     2016 STS selects (``universal``: its ``run=folder`` points), anchored to them."""
     from paracomp import artefacts
     from paracomp.models.registry import make_composer
+    from paracomp.train import run_folder
 
     frame, missing = supervised_frame(task, sets, settings["split_seed"])
     generator = torch.Generator().manual_seed(settings["seed"])
@@ -275,14 +276,13 @@ def run_supervised(
         point = select(points, "sts2016")
         if point is None or point.folder is None:
             raise ValueError(f"transfer run {run}: no point has STS 2016 scores")
-        saved = torch.load(point.folder / "composer.pt", map_location="cpu", weights_only=True)
-        config = saved["config"]
-        if config["composer"] != model:
-            raise ValueError(f"transfer run {run} trained {config['composer']}, not {model}")
-        composer = make_composer(model, settings["dim"], generator, config)
-        composer.load_state_dict(saved["composer"])
+        config, state = run_folder.read_composer(point.folder)
+        if config.composer != model:
+            raise ValueError(f"transfer run {run} trained {config.composer}, not {model}")
+        composer = make_composer(model, settings["dim"], generator, config.to_dict())
+        composer.load_state_dict(state)
         anchor = dict(composer.state_dict())
-        words, matrix = artefacts.read_embeddings(point.folder / "embeddings.parquet")
+        words, matrix = run_folder.read_rows(point.folder)
         source = {"universal": run, "point": point.point, "settings": point.settings}
     else:
         composer = make_composer(model, settings["dim"], generator, settings)

@@ -1,0 +1,86 @@
+"""A trained run's folder: the one place that writes it (training) and reads it (evaluation,
+tables, runs that start from another run).
+
+- ``composer.pt``: the run's settings and its composer's state (``torch.save``, read with
+  ``weights_only``);
+- ``embeddings.parquet``: its word rows, an embeddings artefact with provenance;
+- ``curve.parquet`` and ``curve.png``: its training curve (:mod:`paracomp.train.curve`);
+- ``checkpoint.pt``: the state it resumes from (:mod:`paracomp.train.loop`).
+
+Every file is written atomically; a file torch cannot read is named with torch's reason in
+one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from paracomp import artefacts
+from paracomp.atomic import atomic_path
+from paracomp.errors import ConfigError
+from paracomp.train.config import TrainConfig
+
+CHECKPOINT = "checkpoint.pt"
+COMPOSER = "composer.pt"
+EMBEDDINGS = "embeddings.parquet"
+CURVE = "curve.parquet"
+CURVE_PNG = "curve.png"
+
+
+def save(state: Mapping[str, Any], path: Path) -> None:
+    """``torch.save`` of ``state`` to ``path``, atomically. Through a file object, so that a
+    full disk is Python's ``OSError`` (a :class:`~paracomp.errors.WriteError` naming
+    ``path``), not torch's ``enforce fail at inline_container.cc``."""
+    with atomic_path(path) as tmp, open(tmp, "wb") as handle:
+        torch.save(state, handle)
+
+
+def load(path: Path, what: str, device: str = "cpu") -> dict[str, Any]:
+    """``torch.load`` of ``path`` (``weights_only``); a file torch cannot read (truncated,
+    corrupt, not ``what``) is a :class:`~paracomp.errors.ConfigError` naming it."""
+    try:
+        return torch.load(path, map_location=device, weights_only=True)
+    except FileNotFoundError:
+        raise
+    except Exception as exc:
+        raise ConfigError(f"{path}: unreadable {what} ({load_failure(exc)})") from exc
+
+
+def load_failure(exc: Exception) -> str:
+    """``torch.load``'s reason in a line, without its advice to load with ``weights_only``
+    off (never for a file this project did not write whole)."""
+    text = str(exc)
+    _, marker, rest = text.partition("WeightsUnpickler error:")
+    lines = [line.strip() for line in (rest if marker else text).splitlines() if line.strip()]
+    return f"{type(exc).__name__}: {lines[0] if lines else 'no reason given'}"
+
+
+def write_run(
+    out_dir: Path,
+    config: TrainConfig,
+    composer: Mapping[str, torch.Tensor],
+    words: Sequence[str],
+    matrix: np.ndarray,
+    provenance: artefacts.Provenance,
+) -> None:
+    """A trained run's ``composer.pt`` (``config`` and the ``composer`` state) and its word
+    rows."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    save({"config": config.to_dict(), "composer": composer}, out_dir / COMPOSER)
+    artefacts.write_embeddings(list(words), matrix, out_dir / EMBEDDINGS, provenance)
+
+
+def read_composer(run_dir: Path, device: str = "cpu") -> tuple[TrainConfig, dict[str, Any]]:
+    """A trained run's settings and its composer's state."""
+    saved = load(Path(run_dir) / COMPOSER, "trained composer", device)
+    return TrainConfig.from_dict(saved["config"]), saved["composer"]
+
+
+def read_rows(run_dir: Path) -> tuple[list[str], np.ndarray]:
+    """A trained run's words and word rows."""
+    return artefacts.read_embeddings(Path(run_dir) / EMBEDDINGS)
