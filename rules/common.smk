@@ -3,6 +3,7 @@
 # data and tables in the registries below. Nothing here imports torch.
 import json
 import re
+from pathlib import Path
 
 from snakemake.logging import logger
 from snakemake.utils import validate
@@ -21,8 +22,10 @@ from paracomp.papers import (
     check_generic_tables,
     check_paper,
     paper_settings,
+    resource,
     schema_path,
 )
+from paracomp.tables.findings import read_claims, tables_of
 from paracomp.train.config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
 from paracomp.train.grid import grid_points
@@ -425,6 +428,30 @@ def table_stats_arg(wildcards) -> str:
 
 def top_table_input(wildcards) -> str:
     return f"results/{config['paper']}/{wildcards.table}.csv"
+
+
+def findings_file(paper: str) -> str | None:
+    """A paper's ``findings.yaml`` (its claims), or None if it has none."""
+    path = resource(paper, "findings.yaml")
+    return str(path) if path.is_file() else None
+
+
+FINDINGS = {p: read_claims(Path(f)) for p in PAPERS if (f := findings_file(p))}
+"""Each paper's claims (paracomp.tables.findings), read once."""
+
+
+def findings_inputs(wildcards) -> dict[str, object]:
+    """A paper's claims file and the compare files of the tables its claims read."""
+    tables = tables_of(FINDINGS[wildcards.paper])
+    return {
+        "claims": findings_file(wildcards.paper),
+        "compare": [f"results/{wildcards.paper}/{t}.compare.csv" for t in tables],
+    }
+
+
+def findings_compare_args(wildcards) -> list[str]:
+    tables = tables_of(FINDINGS[wildcards.paper])
+    return [f"{t}=results/{wildcards.paper}/{t}.compare.csv" for t in tables]
 
 
 def all_targets() -> list[str]:

@@ -2,6 +2,8 @@
 # per paper (`<paper>_table`) for the tables its config block fills from model evaluations
 # (`model` columns) or statistics files (`stat` columns); tables a paper's rules file builds
 # itself are in CUSTOM_TABLES (rules/common.smk). Included after the papers' rules files.
+# Then each paper's findings (its claims, src/paracomp/papers/<paper>/findings.yaml, checked on
+# the printed numbers and on ours) and the named target `findings`.
 
 
 for _paper in BLOCKS:
@@ -71,3 +73,40 @@ rule top_table:
         "../envs/paracomp.yaml"
     shell:
         "cp {input:q} {output:q} 2> {log}"
+
+
+rule paper_findings:
+    input:
+        unpack(findings_inputs),
+    output:
+        table=report(
+            "results/{paper}/findings.csv",
+            category="{paper}",
+            subcategory="findings",
+            labels={"file": "findings"},
+            caption="../workflow/report/findings.rst",
+        ),
+        markdown="results/{paper}/findings.md",
+    wildcard_constraints:
+        paper="|".join(FINDINGS) or "none",
+    log:
+        "logs/findings/{paper}.log",
+    benchmark:
+        "benchmarks/snakemake/findings/{paper}.tsv"
+    params:
+        compare=findings_compare_args,
+    localrule: True
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp findings --claims {input.claims:q} --compare {params.compare:q}"
+        " --title {wildcards.paper} --out {output.table:q} --markdown {output.markdown:q}"
+        " > {log} 2>&1"
+
+
+rule findings:
+    input:
+        [f"results/{paper}/findings.csv" for paper in FINDINGS],

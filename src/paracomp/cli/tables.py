@@ -1,4 +1,5 @@
-"""``paracomp table``: a paper table built from model evaluations and statistics."""
+"""``paracomp table``: a paper table built from model evaluations and statistics;
+``paracomp findings``: a paper's claims checked on its tables."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ def _table(args: argparse.Namespace) -> None:
     )
 
 
+def _findings(args: argparse.Namespace) -> None:
+    from paracomp.cli.args import key_values
+    from paracomp.tables.findings import findings, read_claims, write_findings
+
+    claims = read_claims(Path(args.claims))
+    compare = {k: Path(v) for k, v in key_values(args.compare).items()}
+    write_findings(findings(claims, compare), Path(args.out), Path(args.markdown), args.title)
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")
@@ -36,3 +46,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--out", required=True, help="table CSV; .compare.csv and .md are written beside"
     )
     p.set_defaults(func=_table)
+    p = sub.add_parser("findings", help="a paper's claims checked on its tables' compare files")
+    p.add_argument("--claims", required=True, help="the paper's findings.yaml")
+    p.add_argument("--compare", nargs="*", default=[], metavar="TABLE=COMPARE_CSV")
+    p.add_argument("--title", required=True, help="the markdown's title (the paper)")
+    p.add_argument("--out", required=True, help="findings CSV")
+    p.add_argument("--markdown", required=True, help="findings markdown")
+    p.set_defaults(func=_findings)
