@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
 import torch
 
 from paracomp.losses.constrained import (
@@ -15,20 +14,15 @@ from paracomp.losses.negatives import MaxSampler, MixSampler, NegativeSampler, R
 from paracomp.losses.scores import SCORES
 from paracomp.models.pair import PairModel
 from paracomp.models.registry import make_composer
+from paracomp.train import seeds
 from paracomp.train.config import TrainConfig
-
-
-def seeds(config: TrainConfig) -> tuple[int, int, int]:
-    """Independent seeds for the initial weights, the batch order and the negatives."""
-    init, order, negatives = np.random.SeedSequence(config.seed).generate_state(3)
-    return int(init), int(order), int(negatives)
 
 
 def build_model(config: TrainConfig, n_rows: int) -> PairModel:
     """The model before training (on CPU): ``n_rows`` word rows, normal init. The composer's
     parameters, then the word rows, are drawn from one generator seeded with the init seed
     (composers without parameters draw nothing)."""
-    generator = torch.Generator().manual_seed(seeds(config)[0])
+    generator = torch.Generator().manual_seed(seeds.stream(config.seed, seeds.INIT))
     composer = make_composer(config.composer, config.dim, generator, config.to_dict())
     return PairModel(composer, n_rows, config.init_scale, generator)
 

@@ -39,8 +39,8 @@ from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import HEADS, UNK, EncodedPairs
-from paracomp.train import loop
-from paracomp.train.build import build_model, build_objective, build_sampler, seeds
+from paracomp.train import loop, seeds
+from paracomp.train.build import build_model, build_objective, build_sampler
 from paracomp.train.config import TrainConfig
 from paracomp.train.megabatch import MegaBatchMode, MegaStep
 from paracomp.train.noisy import noisy_loss
@@ -87,12 +87,6 @@ def graphed_composer(settings: Mapping[str, Any], device: torch.device | str) ->
     )
 
 
-def perturbation_seed(config: TrainConfig) -> int:
-    """The seed of the perturbations (scrambling, dropout), independent of :func:`seeds`'
-    three."""
-    return int(np.random.SeedSequence(config.seed).generate_state(4)[3])
-
-
 class PairTask(loop.Task):
     """Epochs of shuffled batches of pairs under a pair objective (``config.pairs``); the
     pairs may come encoded already (one encoding for the points of a stack).
@@ -120,7 +114,6 @@ class PairTask(loop.Task):
             known = None if init is None else frozenset(init[0])
             data = EncodedPairs.build(pairs, config.shared_vocab, config.min_count, known)
         self.data = data.to(self.device)
-        _, order, negatives = seeds(config)
         model = build_model(config, data.n_rows)
         if init is not None:
             _pretrained(model, data.vocab1.words, *init)
@@ -130,6 +123,7 @@ class PairTask(loop.Task):
 
             self.model.runner = GriddedComposer(self.model.composer, graphed=True)
         self.objective = build_objective(config)
+        negatives = seeds.stream(config.seed, seeds.NEGATIVES)
         generator = torch.Generator(device=self.device).manual_seed(negatives)
         self.sampler = build_sampler(config, generator, self._forbidden(constraints))
         self.pull = None
@@ -139,7 +133,7 @@ class PairTask(loop.Task):
         self.optimizer = make_optimizer(
             self.model, config.optimizer, config.lr, config.lr_composer, config.adam_rows, **options
         )
-        self.order = torch.Generator().manual_seed(order)
+        self.order = torch.Generator().manual_seed(seeds.stream(config.seed, seeds.ORDER))
         self.steps_per_epoch = -(-data.n_pairs // config.batch_size)
         self.total_steps = config.epochs * self.steps_per_epoch
         self.log_every = self.checkpoint_every = self.steps_per_epoch
@@ -148,7 +142,8 @@ class PairTask(loop.Task):
         self.dropping = bool(self.noise.dropout or self.noise.word_dropout)
         self.perturb = None
         if config.scramble or self.dropping:
-            self.perturb = torch.Generator().manual_seed(perturbation_seed(config))
+            perturbation = seeds.stream(config.seed, seeds.PERTURBATION)
+            self.perturb = torch.Generator().manual_seed(perturbation)
         self.megabatch = None
         if config.megabatch:
             self.megabatch = MegaBatchMode(

@@ -58,10 +58,11 @@ from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import SegmentBatch, StaticLayout
 from paracomp.models.gaussian import WLOComposer
 from paracomp.models.vocab import EncodedPairs, Segments
+from paracomp.train import seeds
 from paracomp.train.config import TrainConfig
 from paracomp.train.megabatch import MegaStep, mega_hinge
 from paracomp.train.noisy import noisy_total
-from paracomp.train.pairs import PairTask, perturbation_seed
+from paracomp.train.pairs import PairTask
 from paracomp.train.perturb import scramble
 
 
@@ -126,7 +127,7 @@ class StaticLearnedTask(PairTask):
         self.noise_generator = self.perturb
         if graphed and self.perturb is not None:
             self.noise_generator = torch.Generator(device=self.device)
-            self.noise_generator.manual_seed(perturbation_seed(config))
+            self.noise_generator.manual_seed(seeds.stream(config.seed, seeds.PERTURBATION))
         self.graphed = graphed
         self.static_draws = graphed if static_draws is None else static_draws
         self._call = self._step

@@ -34,8 +34,9 @@ import torch.nn.functional as F
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import StaticLayout
 from paracomp.models.vocab import Segments
+from paracomp.train import seeds
 from paracomp.train.config import TrainConfig
-from paracomp.train.targets import TargetTask, _adam, _seed, triplet_loss
+from paracomp.train.targets import TargetTask, _adam, triplet_loss
 
 Batch = tuple[torch.Tensor, int]
 """A step's definitions (row numbers, on the device) and the seed of its draws."""
@@ -81,7 +82,7 @@ class StaticTargetTask(TargetTask):
 
     def batches(self, first: int) -> Iterator[Batch]:  # type: ignore[override]
         for step in range(first, self.total_steps):
-            yield self.schedule.rows(step), _seed(self.config.seed, 2, step)
+            yield self.schedule.rows(step), seeds.keyed(self.config.seed, 2, step)
 
     def step(self, step: int, batch: Batch) -> torch.Tensor:  # type: ignore[override]
         rows, seed = batch

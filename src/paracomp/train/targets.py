@@ -33,16 +33,12 @@ from paracomp.errors import DataError
 from paracomp.losses.scores import SCORES
 from paracomp.models.base import Composer, SegmentBatch, StaticLayout
 from paracomp.models.registry import COMPOSERS
-from paracomp.train import loop, run_folder
+from paracomp.train import loop, run_folder, seeds
 from paracomp.train.config import TrainConfig
 
 UNK_ID = 1
 SEGMENT, TARGET = "definition", "lemma"
 """The columns of a training table: a segment and the target word it is moved towards."""
-
-
-def _seed(*keys: int) -> int:
-    return int(np.random.SeedSequence(list(keys)).generate_state(1)[0])
 
 
 @dataclass
@@ -169,7 +165,7 @@ def triplet_loss(
 def build_model(config: TrainConfig, matrix: np.ndarray) -> DefinitionModel:
     """The model before training: ``matrix`` rows and a composer initialised from the seed."""
     with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(_seed(config.seed, 0))
+        torch.manual_seed(seeds.keyed(config.seed, 0))
         composer = COMPOSERS[config.composer](matrix.shape[1])
     return DefinitionModel(composer, torch.tensor(np.asarray(matrix, dtype=np.float32)))
 
@@ -200,7 +196,7 @@ class _Schedule:
     def rows(self, step: int) -> torch.Tensor:
         epoch, index = divmod(step, self.per_epoch)
         if epoch != self._epoch:
-            gen = torch.Generator().manual_seed(_seed(self.seed, 1, epoch))
+            gen = torch.Generator().manual_seed(seeds.keyed(self.seed, 1, epoch))
             self._epoch, self._order = epoch, torch.randperm(self.n, generator=gen).to(self.device)
         return self._order[index * self.batch_size : (index + 1) * self.batch_size]
 
@@ -240,7 +236,10 @@ class TargetTask(loop.Task):
     def batches(self, first: int) -> Iterator[Batch]:
         for step in range(first, self.total_steps):
             generator = torch.Generator(device=self.device)
-            yield self.schedule.rows(step), generator.manual_seed(_seed(self.config.seed, 2, step))
+            yield (
+                self.schedule.rows(step),
+                generator.manual_seed(seeds.keyed(self.config.seed, 2, step)),
+            )
 
     def batch_pairs(self, batch: Batch) -> int:
         return batch[0].numel()
