@@ -10,8 +10,8 @@ import torch
 from paracomp.losses.constrained import (
     ConstrainedMaxSampler,
     ForbiddenPairs,
+    KeyedSampler,
     SkippingHingeObjective,
-    _Keyed,
     segment_keys,
 )
 from paracomp.losses.hinge import HingeObjective, PairBatch
@@ -102,7 +102,7 @@ def test_hand_gradient_matches_autograd(kwargs: dict) -> None:
     objective, sampler = SkippingHingeObjective(), _sampler(**kwargs)
     loss, rows = objective.loss_and_gradient(model, batch, sampler)
     vectors, _ = model.compose(batch.ids, batch.starts)
-    keyed = _Keyed(sampler, segment_keys(batch.ids, batch.starts))
+    keyed = KeyedSampler(sampler, segment_keys(batch.ids, batch.starts))
     by_autograd = objective.hinge(vectors, Layout(3), keyed).sum() / 3
     by_autograd.backward()
     assert by_autograd.item() == pytest.approx(loss.item())
@@ -206,7 +206,7 @@ def test_phrase_hinge_matches_the_authors_loop() -> None:
     keys = segment_keys(ids, starts)
     losses = []
     for floor in (-5.0, 0.0):  # with floor 0, pair 1's "a b" has no negative: pair 1 is skipped
-        keyed = _Keyed(_sampler(floor=floor), keys)
+        keyed = KeyedSampler(_sampler(floor=floor), keys)
         losses.append(SkippingHingeObjective().hinge(vectors, Layout(4), keyed).sum() / 4)
         assert losses[-1].item() == pytest.approx(
             _reference_loss(vectors.detach(), tokens, floor=floor)

@@ -33,7 +33,7 @@ from paracomp.losses.negatives import (
     Layout,
     MaxSampler,
     NegativeSampler,
-    _excluded,
+    exclusion_mask,
     in_batch_positions,
     in_batch_scores,
 )
@@ -130,7 +130,7 @@ def segment_keys(ids: torch.Tensor, starts: torch.Tensor) -> torch.Tensor:
 @lru_cache(maxsize=16)
 def _own_pair(batch: int, device: torch.device) -> torch.Tensor:
     """(2B, 2B): True where a candidate is the anchor itself or its partner."""
-    return torch.isinf(_excluded(batch, False, device))
+    return torch.isinf(exclusion_mask(batch, False, device))
 
 
 class ConstrainedMaxSampler(MaxSampler):
@@ -195,7 +195,7 @@ class ConstrainedMaxSampler(MaxSampler):
         return torch.where(torch.isinf(best.values), -1, best.indices).unsqueeze(1)
 
 
-class _Keyed(NegativeSampler):
+class KeyedSampler(NegativeSampler):
     """A :class:`ConstrainedMaxSampler` bound to one batch's keys (the sampler interface the
     hinge calls)."""
 
@@ -232,7 +232,7 @@ class SkippingHingeObjective(HingeObjective):
     @staticmethod
     def _bind(batch: PairBatch, sampler: NegativeSampler) -> NegativeSampler:
         if isinstance(sampler, ConstrainedMaxSampler):
-            return _Keyed(sampler, segment_keys(batch.ids, batch.starts))
+            return KeyedSampler(sampler, segment_keys(batch.ids, batch.starts))
         return sampler
 
     def hinge(
@@ -248,7 +248,7 @@ class SkippingHingeObjective(HingeObjective):
         negatives, skipped = self._negatives(vectors, layout, sampler, sims)
         positive = self.score.paired(vectors[:b], vectors[b : 2 * b])
         negative = self.score.paired(vectors[: 2 * b], vectors[negatives.view(-1)])
-        return self._terms(positive, negative.unsqueeze(1)).masked_fill(skipped, 0.0)
+        return self.hinge_terms(positive, negative.unsqueeze(1)).masked_fill(skipped, 0.0)
 
     def _in_batch(
         self, vectors: torch.Tensor, layout: Layout, sampler: NegativeSampler
@@ -257,7 +257,7 @@ class SkippingHingeObjective(HingeObjective):
         sims = in_batch_scores(vectors, b, self.score, cross=False)
         negatives, skipped = self._negatives(vectors, layout, sampler, sims.detach())
         positions = in_batch_positions(negatives, b, cross=False)
-        terms = self._terms(sims.diagonal(b), sims.take(positions))
+        terms = self.hinge_terms(sims.diagonal(b), sims.take(positions))
         return terms.masked_fill(skipped, 0.0), sims, positions
 
     def _negatives(

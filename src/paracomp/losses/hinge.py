@@ -117,17 +117,17 @@ class HingeObjective(Objective):
             by_hand = self.loss_and_gradient(model, batch, sampler)
             if by_hand is not None:
                 return model.loss_with_gradient(*by_hand)
-        ids, starts, layout, trees = self._segments(batch, sampler)
+        ids, starts, layout, trees = self.batch_segments(batch, sampler)
         vectors, sq_norm = model.compose(ids, starts, norm=bool(self.reg), trees=trees)
         hinge = self.hinge(vectors, layout, sampler).sum()
-        return self._total(hinge, layout, sq_norm, self._attraction(vectors, layout))
+        return self.total_loss(hinge, layout, sq_norm, self.attraction_term(vectors, layout))
 
     def loss_and_gradient(
         self, model: PairModel, batch: PairBatch, sampler: NegativeSampler
     ) -> tuple[torch.Tensor, RowGradient] | None:
         if not model.has_bag or self.score.grad is None:
             return None
-        ids, starts, layout, _ = self._segments(batch, sampler)
+        ids, starts, layout, _ = self.batch_segments(batch, sampler)
         bag = model.bag(ids, starts)
         b, scale = layout.batch, 1.0 / layout.batch if self.reduction == "mean" else 1.0
         attraction = pull = None
@@ -144,10 +144,10 @@ class HingeObjective(Objective):
             rows = bag.table.index_select(0, index)
             sq_norm = rows.pow(2).sum()
             row_grad.add_(rows, alpha=2.0 * self.reg)
-        loss = self._total(terms.sum(), layout, sq_norm, attraction)
+        loss = self.total_loss(terms.sum(), layout, sq_norm, attraction)
         return loss, RowGradient(index, row_grad)
 
-    def _segments(
+    def batch_segments(
         self, batch: PairBatch, sampler: NegativeSampler
     ) -> tuple[torch.Tensor, torch.Tensor, Layout, BatchTrees | None]:
         """Ids and starts of the batch's segments and the sampler's extra ones, their layout
@@ -161,14 +161,14 @@ class HingeObjective(Objective):
         starts = torch.cat([batch.starts, more_starts + batch.ids.numel()])
         return torch.cat([batch.ids, more_ids]), starts, layout, trees
 
-    def _attraction(self, vectors: torch.Tensor, layout: Layout) -> torch.Tensor | None:
+    def attraction_term(self, vectors: torch.Tensor, layout: Layout) -> torch.Tensor | None:
         """``Σ_pairs ‖g(x1) − g(x2)‖²`` of the composed batch (None where ``α = 0``)."""
         if not self.attraction:
             return None
         b = layout.batch
         return (vectors[:b] - vectors[b : 2 * b]).pow(2).sum()
 
-    def _total(
+    def total_loss(
         self,
         hinge: torch.Tensor,
         layout: Layout,
@@ -259,7 +259,7 @@ class HingeObjective(Objective):
         positive = self.score.pairwise(*pairs).view(b)
         negative = self.score.pairwise(vectors[: 2 * b].unsqueeze(1), _rows(vectors, negatives))
         negative = negative.squeeze(1)
-        return self._terms(positive, negative), positive, negative, negatives
+        return self.hinge_terms(positive, negative), positive, negative, negatives
 
     def _in_batch(
         self, vectors: torch.Tensor, layout: Layout, sampler: NegativeSampler
@@ -271,9 +271,9 @@ class HingeObjective(Objective):
         negatives = sampler.sample(vectors.detach(), layout, self.score, sims.detach())
         positions = in_batch_positions(negatives, b, sampler.cross)
         positive = sims.diagonal(0 if sampler.cross else b)
-        return self._terms(positive, sims.take(positions)), sims, positions
+        return self.hinge_terms(positive, sims.take(positions)), sims, positions
 
-    def _terms(self, positive: torch.Tensor, negative: torch.Tensor) -> torch.Tensor:
+    def hinge_terms(self, positive: torch.Tensor, negative: torch.Tensor) -> torch.Tensor:
         """``[δ − s(a, partner) + s(a, negative)]_+`` from the (B,) positive scores (both
         anchors of pair i share ``positive[i]``) and the (2B, k) negative ones."""
         b, k = positive.numel(), negative.shape[1]

@@ -42,7 +42,7 @@ class Layout:
 
 
 @lru_cache(maxsize=16)
-def _excluded(batch: int, cross: bool, device: torch.device) -> torch.Tensor:
+def exclusion_mask(batch: int, cross: bool, device: torch.device) -> torch.Tensor:
     """−inf where a candidate is the anchor's own pair, else 0: (2B, B) over pairs of the
     other side with ``cross`` (column ``j`` is pair j), (2B, 2B) over all segments without.
     Added to scores, cheaper than ``masked_fill``."""
@@ -52,7 +52,7 @@ def _excluded(batch: int, cross: bool, device: torch.device) -> torch.Tensor:
 
 
 @lru_cache(maxsize=16)
-def _other_side_start(batch: int, device: torch.device) -> torch.Tensor:
+def other_side_start(batch: int, device: torch.device) -> torch.Tensor:
     """(2B, 1): the first row of the other side's batch segments, for each anchor."""
     return torch.tensor([batch, 0], device=device).repeat_interleave(batch).unsqueeze(1)
 
@@ -155,7 +155,7 @@ class RandomSampler(NegativeSampler):
         keys = torch.rand(2, b - 1, generator=self.generator, device=device)
         shifts = keys.argsort(dim=1)[:, :k] + 1
         pairs = torch.arange(b, device=device).view(1, b, 1) + shifts.unsqueeze(1)
-        return pairs.remainder_(b).view(2 * b, k) + _other_side_start(b, device)
+        return pairs.remainder_(b).view(2 * b, k) + other_side_start(b, device)
 
 
 class MaxSampler(NegativeSampler):
@@ -181,7 +181,7 @@ class MaxSampler(NegativeSampler):
             return vectors.new_empty((2 * b, 0), dtype=torch.long)
         if sims is None:
             sims = in_batch_scores(vectors, b, score, self.cross)
-        excluded = _excluded(b, self.cross, device)
+        excluded = exclusion_mask(b, self.cross, device)
         # max().indices: the first maximum, as argmax(), in half the time on CPU
         if self.cross:  # side 1 of pair i takes the best of row i, side 2 of column i
             masked = sims + excluded[:b]
@@ -189,10 +189,10 @@ class MaxSampler(NegativeSampler):
         else:
             best = (sims + excluded).max(1).indices
         chosen = self._choose(best, excluded).unsqueeze(1)
-        return chosen + _other_side_start(b, device) if self.cross else chosen
+        return chosen + other_side_start(b, device) if self.cross else chosen
 
     def _choose(self, best: torch.Tensor, excluded: torch.Tensor) -> torch.Tensor:
-        """The negative of each anchor given ``best``, the MAX ones, and ``_excluded``."""
+        """The negative of each anchor given ``best``, the MAX ones, and ``exclusion_mask``."""
         return best
 
 

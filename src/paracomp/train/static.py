@@ -58,9 +58,9 @@ from paracomp.losses.negatives import (
     MaxSampler,
     MixSampler,
     RandomSampler,
-    _excluded,
-    _other_side_start,
+    exclusion_mask,
     in_batch_positions,
+    other_side_start,
 )
 from paracomp.losses.scores import Score
 from paracomp.models.algebraic import AdditiveComposer
@@ -372,10 +372,10 @@ class StaticStep:
             keys = torch.rand(2, b - 1, generator=group.generator, device=device)
             shifts = keys.argsort(dim=1)[:, :k] + 1
             pairs = torch.arange(b, device=device).view(1, b, 1) + shifts.unsqueeze(1)
-            return (pairs.remainder_(b).view(1, 2 * b, k) + _other_side_start(b, device)), k
+            return (pairs.remainder_(b).view(1, 2 * b, k) + other_side_start(b, device)), k
         if b < 2:
             return torch.zeros((1, 2 * b, 0), dtype=torch.long, device=device), 0
-        excluded = _excluded(b, group.cross, device)
+        excluded = exclusion_mask(b, group.cross, device)
         if group.cross:  # side 1 of pair i takes the best of row i, side 2 of column i
             masked = sims + excluded[:b]
             best = torch.cat([masked.max(2).indices, masked.max(1).indices], 1)
@@ -387,7 +387,7 @@ class StaticStep:
             coin = torch.rand(2 * b, generator=group.generator, device=device) < 0.5
             best = torch.where(group.mix & ~coin, randomly, best)
         chosen = best.view(models, 2 * b, 1)
-        return (chosen + _other_side_start(b, device) if group.cross else chosen), 1
+        return (chosen + other_side_start(b, device) if group.cross else chosen), 1
 
     @staticmethod
     def _terms(

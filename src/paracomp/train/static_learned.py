@@ -48,7 +48,7 @@ import torch.nn.functional as F
 from paracomp.losses.constrained import (
     ConstrainedMaxSampler,
     ForbiddenPairs,
-    _Keyed,
+    KeyedSampler,
     segment_keys,
 )
 from paracomp.losses.gaussian import wlo_prior
@@ -182,7 +182,7 @@ class StaticLearnedTask(PairTask):
         words = self.keys["single"].index_select(0, segments).all()
         word_keys = self.keys["word"].index_select(0, segments)
         keys = torch.where(words, word_keys, self.keys["sequence"].index_select(0, segments))
-        return _Keyed(self.mining, keys)
+        return KeyedSampler(self.mining, keys)
 
     def batches(self, first: int) -> Iterator[tuple[torch.Tensor]]:
         """The pair ids of each batch; with mega-batches, each step's ``s1``, ``s2``, ``n1``,
@@ -280,8 +280,8 @@ class StaticLearnedTask(PairTask):
         if not self.dropping:
             vectors = model.composer(layout.batch(model.weight.index_select(0, ids)))[:-1]
             hinge = self.objective.hinge(vectors, pairs_layout, self._sampler(segments)).sum()
-            attraction = self.objective._attraction(vectors, pairs_layout)
-            loss = self.objective._total(hinge, pairs_layout, sq_norm, attraction)
+            attraction = self.objective.attraction_term(vectors, pairs_layout)
+            loss = self.objective.total_loss(hinge, pairs_layout, sq_norm, attraction)
         else:
             if isinstance(self.sampler, MaxSampler):
                 with torch.no_grad():

@@ -36,7 +36,8 @@ from paracomp.models.base import StaticLayout
 from paracomp.models.vocab import Segments
 from paracomp.train import seeds
 from paracomp.train.config import TrainConfig
-from paracomp.train.targets import TargetTask, _adam, triplet_loss
+from paracomp.train.optim import target_adam
+from paracomp.train.targets import TargetTask, triplet_loss
 
 Batch = tuple[torch.Tensor, int]
 """A step's definitions (row numbers, on the device) and the seed of its draws."""
@@ -63,7 +64,7 @@ class StaticTargetTask(TargetTask):
             raise ValueError(f"no static step for composer {config.composer!r}")
         super().__init__(config, pairs, vocabulary, matrix)
         if graphed:
-            self.optimizer = _adam(self.model, config, capturable=True)
+            self.optimizer = target_adam(self.model.parameters(), config, capturable=True)
         definitions = Segments(self.data.ids, self.data.starts)
         rows = torch.arange(len(self.data), device=self.device)
         grid, self.lengths = definitions.padded(rows, 0)

@@ -35,6 +35,7 @@ from paracomp.models.base import Composer, SegmentBatch, StaticLayout
 from paracomp.models.registry import COMPOSERS
 from paracomp.train import loop, run_folder, seeds
 from paracomp.train.config import TrainConfig
+from paracomp.train.optim import target_adam
 
 UNK_ID = 1
 SEGMENT, TARGET = "definition", "lemma"
@@ -170,21 +171,6 @@ def build_model(config: TrainConfig, matrix: np.ndarray) -> DefinitionModel:
     return DefinitionModel(composer, torch.tensor(np.asarray(matrix, dtype=np.float32)))
 
 
-def _adam(
-    model: DefinitionModel, config: TrainConfig, capturable: bool = False
-) -> torch.optim.Adam:
-    """Dense Adam (TensorFlow's, as the authors'), fused where this torch build has it: on a
-    CPU about 5x faster over a whole vocabulary, most of whose second moments are zero.
-    ``capturable``: safe to capture in a CUDA graph (CUDA only)."""
-    options = {"lr": config.lr, "betas": (0.9, config.beta2), "eps": config.eps}
-    if capturable:
-        options["capturable"] = True
-    try:
-        return torch.optim.Adam(model.parameters(), fused=True, **options)
-    except RuntimeError:  # no fused kernel for this device in this build
-        return torch.optim.Adam(model.parameters(), **options)
-
-
 class _Schedule:
     """Batches of a shuffled pass per epoch (reshuffled each epoch), by step number."""
 
@@ -227,7 +213,7 @@ class TargetTask(loop.Task):
         ).to(self.device)
         self.negatives = torch.unique(self.data.lemmas)
         self.model = build_model(config, matrix).to(self.device)
-        self.optimizer = _adam(self.model, config)
+        self.optimizer = target_adam(self.model.parameters(), config)
         self.schedule = _Schedule(len(self.data), config.batch_size, config.seed, self.device)
         self.steps_per_epoch = self.schedule.per_epoch
         self.total_steps = config.steps
