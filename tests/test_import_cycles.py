@@ -1,6 +1,7 @@
 """No import cycle anywhere in ``src/``: every ``import`` and ``from … import`` of a paracomp
 module, at module level or inside a function, read from the source; the modules that import
-each other form no loop (strongly connected components of one module each)."""
+each other form no loop (strongly connected components of one module each). And no module
+imports another's private name (``_x``)."""
 
 from __future__ import annotations
 
@@ -74,3 +75,16 @@ def test_no_import_cycle_in_src() -> None:
     graph = {name: _imports(name, path, modules) for name, path in modules.items()}
     assert "paracomp.train.tasks" in graph["paracomp.train.job"]
     assert _cycles(graph) == []
+
+
+def test_no_module_imports_a_private_name():
+    private = []
+    for name, path in _modules().items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("paracomp"):
+                private += [
+                    f"{name}: {node.module}.{alias.name}"
+                    for alias in node.names
+                    if alias.name.startswith("_") and not alias.name.startswith("__")
+                ]
+    assert not private, private

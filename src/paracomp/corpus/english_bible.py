@@ -27,7 +27,8 @@ log = logging.getLogger(__name__)
 
 KJV_MODULE = "engKJV2006eb"
 WEB_MODULE = "engWEB2015eb"
-_DROPPED = str.maketrans({"¶": " "})
+PARAGRAPH_MARKS = str.maketrans({"¶": " "})
+"""The pilcrows of the SWORD modules' verse text, dropped (a space) before tokenising."""
 
 
 def paraphrase_pairs(
@@ -38,8 +39,8 @@ def paraphrase_pairs(
     jobs: int = 1,
 ) -> pa.Table:
     """SEGMENT_PAIRS of ``(osis id, KJV text, WEB text)`` verses (see the module docstring)."""
-    kjv = tokenize_lines([v[1].translate(_DROPPED) for v in verses], "en", True, jobs, True)
-    web = tokenize_lines([v[2].translate(_DROPPED) for v in verses], "en", True, jobs, True)
+    kjv = tokenize_lines([v[1].translate(PARAGRAPH_MARKS) for v in verses], "en", True, jobs, True)
+    web = tokenize_lines([v[2].translate(PARAGRAPH_MARKS) for v in verses], "en", True, jobs, True)
     kept = [
         (verses[i][0], s1, s2)
         for i, s1, s2 in clean_pairs(

@@ -143,13 +143,13 @@ def _table(args: argparse.Namespace) -> None:
 
 def _parse(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path
-    from paracomp.corpus.english_bible import _DROPPED, read_kjv_web
+    from paracomp.corpus.english_bible import PARAGRAPH_MARKS, read_kjv_web
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.gates import candidates, load_pipeline, parse_sentences
 
     params = json.loads(args.params)
     kjv, web = (Path(f) / verify_fetched(Path(f)).get("root", ".") for f in args.bible)
-    texts = [v[2].translate(_DROPPED) for v in read_kjv_web(kjv, web)]
+    texts = [v[2].translate(PARAGRAPH_MARKS) for v in read_kjv_web(kjv, web)]
     pool = candidates(texts, params["max_words"], params["seed"])
     nlp = load_pipeline(Path(args.pipeline))
     frame = parse_sentences(pool, nlp, params["sentences"], params["max_tokens"])
@@ -165,7 +165,7 @@ def _gates(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path, write_json
     from paracomp.eval.trained import load_run
     from paracomp.papers.wieting2017.gates import token_norms
-    from paracomp.papers.wieting2017.tables import _describe, load_points
+    from paracomp.papers.wieting2017.tables import describe_point, load_points
     from paracomp.papers.wieting2017.transfer import select
 
     runs = load_points(args.points)
@@ -181,7 +181,7 @@ def _gates(args: argparse.Namespace) -> None:
         frame.to_parquet(tmp, index=False)
     write_json(Path(args.record), {
         "run": run, "point": point.point, "folder": str(point.folder), "dim": config.dim,
-        "model": _describe(point, args.selection, len(points)),
+        "model": describe_point(point, args.selection, len(points)),
         "n_sentences": int(frame["sentence"].nunique()), "n_tokens": len(frame),
         "n_scored": int(frame["norm"].notna().sum()),
     })  # fmt: skip

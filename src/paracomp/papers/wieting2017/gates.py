@@ -263,7 +263,7 @@ def _printed(table: str):
     import dataclasses
 
     from paracomp.papers import printed_table
-    from paracomp.papers.wieting2017.tables import PAPER, _omitted
+    from paracomp.papers.wieting2017.tables import PAPER, omitted_tables
     from paracomp.tables.printed import PrintedTable
 
     if table == "table10":
@@ -273,7 +273,7 @@ def _printed(table: str):
             column_labels={**printed.column_labels, PER_DIM: "Weight / dim", COUNT: "Tokens"},
             column_decimals={**printed.column_decimals, PER_DIM: 3, COUNT: 0},
         )  # fmt: skip
-    caption = next(t["caption"] for t in _omitted() if t["table"] == table)
+    caption = next(t["caption"] for t in omitted_tables() if t["table"] == table)
     if table == "table9":
         return PrintedTable(
             paper=PAPER, key=table, caption=caption, metric="l1_norm", scale=1, decimals=1,

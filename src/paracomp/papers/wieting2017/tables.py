@@ -68,7 +68,8 @@ def _not_configured(run: str) -> str:
     return f"run {run} is not configured (papers.wieting2017.transfer)"
 
 
-def _describe(point: PointScores, criterion: str, n_points: int) -> str:
+def describe_point(point: PointScores, criterion: str, n_points: int) -> str:
+    """The data note of a cell from ``point`` (one of ``n_points``), picked by ``criterion``."""
     chosen = point.mean(TRANSFER_SUBSETS if criterion == "oracle" else SELECTION_SUBSETS)
     n = sum(k in point.pearson for k in TRANSFER_SUBSETS)
     trained = f"trained on {TRAINING_DATA[point.run]}; " if point.run in TRAINING_DATA else ""
@@ -89,7 +90,7 @@ def selected_cell(runs: Mapping[str, list[PointScores]], run: str, criterion: st
         reasons = sorted({runs[run][0].reason(k) for k in subsets})
         return Cell(None, "", f"no subset of the {criterion} selection was scored: {reasons}")
     missing = point.missing(TRANSFER_SUBSETS)
-    return Cell(point.mean(TRANSFER_SUBSETS), _describe(point, criterion, len(runs[run])),
+    return Cell(point.mean(TRANSFER_SUBSETS), describe_point(point, criterion, len(runs[run])),
                 "; ".join(missing))  # fmt: skip
 
 
@@ -118,7 +119,7 @@ TABLE4_COLUMNS = {"avg": "AVG", "lstmavg": "LSTMAVG", "gran": "GRAN"}
 def table4_printed() -> PrintedTable:
     """Table 4's layout (its printed body is missing): one row per transfer subset and the
     22-set mean, one column per model."""
-    caption = next(t["caption"] for t in _omitted() if t["table"] == "table4")
+    caption = next(t["caption"] for t in omitted_tables() if t["table"] == "table4")
     rows = [f"{d}/{s}" for d, s in TRANSFER_SUBSETS] + ["mean"]
     return PrintedTable(
         paper=PAPER, key="table4", caption=caption, metric="pearson", scale=100, decimals=1,
@@ -128,7 +129,8 @@ def table4_printed() -> PrintedTable:
     )  # fmt: skip
 
 
-def _omitted() -> list[dict[str, Any]]:
+def omitted_tables() -> list[dict[str, Any]]:
+    """The tables whose printed body is missing (printed.yaml ``omitted_tables``)."""
     import yaml
 
     from paracomp.papers import resource
@@ -146,7 +148,7 @@ def table4(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
                 reason = _not_configured(run) if run not in runs else "no point was scored"
                 cells[row, col] = Cell(None, "", reason)
                 continue
-            data = _describe(point, "sts2016", len(runs[run]))
+            data = describe_point(point, "sts2016", len(runs[run]))
             if row == "mean":
                 cells[row, col] = Cell(point.mean(TRANSFER_SUBSETS), data)
                 continue
@@ -221,7 +223,7 @@ def table7_pairs(
         keys = set(STS_SUBSETS)
         frame = frame[[(d, s) in keys for d, s in zip(frame["dataset"], frame["subset"])]]
         frames[col] = frame.set_index(["dataset", "subset", "split", "id"])
-        notes.append(_describe(point, "sts2016", len(runs[run])))
+        notes.append(describe_point(point, "sts2016", len(runs[run])))
     joined = frames["lavg"][["gold", "pred"]].rename(columns={"pred": "lavg"})
     joined = joined.join(frames["avg"][["pred"]].rename(columns={"pred": "avg"}), how="inner")
     joined["lavg"], joined["avg"] = (
@@ -374,7 +376,7 @@ def write_transfer_table(
 def table5_printed() -> PrintedTable:
     """Table 5's layout as the text describes it (its printed body is missing): model ×
     regularisation rows, STS, SICK and their average."""
-    caption = next(t["caption"] for t in _omitted() if t["table"] == "table5")
+    caption = next(t["caption"] for t in omitted_tables() if t["table"] == "table5")
     rows = [f"{m}_{r}" for m in SUPERVISED_MODELS for r in SUPERVISED_REGS]
     labels = {f"{m}_{r}": f"{ml} / {rl}" for m, ml in SUPERVISED_MODELS.items()
               for r, rl in SUPERVISED_REGS.items()}  # fmt: skip
