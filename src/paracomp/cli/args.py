@@ -9,7 +9,13 @@ from paracomp.errors import ConfigError
 
 def key_values(items: Sequence[str] | None) -> dict[str, str]:
     """``KEY=VALUE`` arguments (none: an option not given) as a mapping."""
+    return dict(key_value_pairs(items))
+
+
+def key_value_pairs(items: Sequence[str] | None) -> list[tuple[str, str]]:
+    """``KEY=VALUE`` arguments in order, a key possibly repeated (none: an option not
+    given)."""
     bad = [item for item in items or [] if "=" not in item]
     if bad:
         raise ConfigError(f"expected KEY=VALUE arguments, got {bad[0]!r}")
-    return dict(item.split("=", 1) for item in items or [])
+    return [(key, value) for key, _, value in (item.partition("=") for item in items or [])]

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from paracomp.cli.args import key_value_pairs
 from paracomp.papers import printed_table
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
@@ -58,8 +59,7 @@ TRAINING_DATA: dict[str, str] = {}
 def load_points(points: Sequence[str]) -> dict[str, list[PointScores]]:
     """``run=folder`` arguments -> each run's scored points."""
     runs: dict[str, list[PointScores]] = {}
-    for item in points:
-        run, folder = item.split("=", 1)
+    for run, folder in key_value_pairs(points):
         runs.setdefault(run, []).append(PointScores.load(run, Path(folder)))
     return runs
 
@@ -391,8 +391,7 @@ def table5_printed() -> PrintedTable:
 def load_records(records: Sequence[str]) -> dict[str, dict[str, list[dict]]]:
     """``run=record.json`` arguments -> run -> task -> records."""
     runs: dict[str, dict[str, list[dict]]] = {}
-    for item in records:
-        run, path = item.split("=", 1)
+    for run, path in key_value_pairs(records):
         record = json.loads(Path(path).read_text())
         runs.setdefault(run, {}).setdefault(record["task"], []).append(record)
     return runs
