@@ -53,8 +53,11 @@ def test_threshold_extremes_and_ties():
     assert tune_threshold(np.array([1.0, 1.0, 2.0]), np.array([1, 1, 1])).value == -math.inf
     tied = tune_threshold(np.array([1.0, 1.0, 1.0, 2.0]), np.array([0, 1, 0, 1]))
     assert (tied.value, tied.accuracy) == (1.5, 75.0)
-    # all general: above the largest score
-    assert tune_threshold(np.array([1.0, 2.0]), np.array([0, 0])).value == 2.0
+    # all general: +inf, so that a test score above every tuning score is general too (the
+    # largest tuning score as the cut called those specific)
+    general = tune_threshold(np.array([1.0, 2.0]), np.array([0, 0]))
+    assert general.value == math.inf and general.accuracy == 100.0
+    assert not general.predict(np.array([0.5, 2.0, 2.5, 1e9])).any()
     with pytest.raises(ValueError):
         tune_threshold(np.array([]), np.array([]))
 
@@ -112,6 +115,18 @@ def test_length_normalised_by_hand():
     assert result.majority == pytest.approx(100 * 5 / 7)  # 5 of the 7 tested are specific
     empty = length_normalised(scores[:3], labels[:3], lengths[:3])
     assert empty.pool == 0 and math.isnan(empty.accuracy)
+
+
+def test_a_group_whose_best_cut_is_all_general():
+    """Length 4 is all general (scores 0.2-0.4): its cut is +inf, so every length-3 sentence
+    is called general, the one scoring 0.9 (above length 4's largest) too: 2 of 3 right (the
+    largest tuning score as the cut made it 1 of 3)."""
+    lengths = np.array([3, 3, 3, 4, 4, 4])
+    scores = np.array([0.1, 0.9, 0.3, 0.2, 0.4, 0.3])
+    labels = np.array([0, 0, 1, 0, 0, 0])
+    result = length_normalised(scores, labels, lengths)
+    assert (result.pool, result.lengths) == (3, (3,))
+    assert result.accuracy == pytest.approx(200 / 3)
 
 
 def test_length_normalised_constant_scores_follow_the_next_group():

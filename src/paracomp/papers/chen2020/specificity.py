@@ -66,7 +66,8 @@ class Threshold:
 def tune_threshold(scores: np.ndarray, specific: np.ndarray) -> Threshold:
     """The threshold of highest accuracy on ``scores`` with labels ``specific`` (bool or
     0/1). Candidates: ``−inf`` (all specific), the midpoints between consecutive distinct
-    scores and the largest score (all general); of equally accurate ones, the lowest."""
+    scores and ``+inf`` (all general: a test score above every tuning score is general too);
+    of equally accurate ones, the lowest."""
     scores = np.asarray(scores, dtype=np.float64)
     specific = np.asarray(specific).astype(bool)
     if not scores.size:
@@ -79,7 +80,7 @@ def tune_threshold(scores: np.ndarray, specific: np.ndarray) -> Threshold:
         [[specific.sum()], specific.sum() - np.cumsum(specific_at)]
     )
     cut = int(np.argmax(correct))
-    cuts = np.concatenate([[-np.inf], (values[:-1] + values[1:]) / 2.0, values[-1:]])
+    cuts = np.concatenate([[-np.inf], (values[:-1] + values[1:]) / 2.0, [np.inf]])
     return Threshold(float(cuts[cut]), 100.0 * float(correct[cut]) / scores.size)
 
 
