@@ -10,8 +10,8 @@ width ``--dim``, embeddings tuned from the first step (the slowest variant: ever
 the whole matrix with Adam), batch 512, for ``--steps`` steps after ``--warmup`` untimed ones,
 as the training loop logs them.
 
-Steps (``--kinds``): ``eager`` is :class:`~paracomp.train.targets.TargetTask`'s, ``static``
-:mod:`paracomp.train.static_targets`'s run eagerly (any device), ``graphed`` that one replayed
+Steps (``--kinds``): ``eager`` is :class:`~paracomp.train.targets.task.TargetTask`'s, ``static``
+:mod:`paracomp.train.targets.static`'s run eagerly (any device), ``graphed`` that one replayed
 from CUDA graphs (CUDA only; the warm-up covers the eager first step and the capture). Composers
 without a static step (:data:`~paracomp.models.STATIC_COMPOSERS`) get the eager row only.
 """
@@ -34,8 +34,8 @@ from paracomp.models.registry import COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.static_targets import StaticTargetTask
-from paracomp.train.targets import TargetTask
+from paracomp.train.targets.static import StaticTargetTask
+from paracomp.train.targets.task import TargetTask
 
 REPO = Path(__file__).resolve().parents[1]
 LOG_EVERY = 10

@@ -62,7 +62,7 @@ from paracomp.models.gaussian import LSTMAvgComposer
 from paracomp.papers import paper_settings
 from paracomp.train.config import TrainConfig
 from paracomp.train.optim import make_optimizer
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task
 
 ENCODERS = [

@@ -10,7 +10,7 @@ the paper's settings (:data:`RUNS`: batch 100, mega-batch ``--megabatch`` (20), 
 scrambling 0.4, the WLO prior), through :func:`paracomp.train.tasks.train_pairs`: pairs/s is
 the trainer's own curve (the epoch's pairs over its seconds), and the share of that time spent
 composing and mining the mega-batches is measured around
-:meth:`~paracomp.train.megabatch.MegaBatchMode.mined`. Best of ``--repeats``.
+:meth:`~paracomp.train.pairs.megabatch.MegaBatchMode.mined`. Best of ``--repeats``.
 
 Measured 2026-11-24 on this project's 2-core machine, NOT idle (load 9–11 from other jobs),
 4,000 KJV–WEB training pairs, torch 2.13 CPU, 1 thread: WLO 315 pairs/s (82% of it composing

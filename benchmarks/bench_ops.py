@@ -12,9 +12,9 @@ CUDA) of one step after a
 warm-up step, on the CPU, in the shapes the GPU runs (the count depends on the grid's width and
 the composer, not on the dimension, which is kept small here):
 
-- ``bench_encoders.py``'s runs of :class:`~paracomp.train.static_learned.StaticLearnedTask`:
+- ``bench_encoders.py``'s runs of :class:`~paracomp.train.pairs.static_learned.StaticLearnedTask`:
   batch 100, segments of ``--width`` tokens, scrambling 0.5 and dropout 0.4, MAX, Adam;
-- ``bench_compvec.py``'s runs of :class:`~paracomp.train.static_targets.StaticTargetTask`:
+- ``bench_compvec.py``'s runs of :class:`~paracomp.train.targets.static.StaticTargetTask`:
   batch 512, the released CompVec split (the mirror's ``compvec-wordnet``), Adam.
 """
 
@@ -32,8 +32,8 @@ from torch.utils._python_dispatch import TorchDispatchMode
 
 from paracomp.data.catalog import mirror_dir
 from paracomp.train.config import TrainConfig
-from paracomp.train.static_learned import StaticLearnedTask
-from paracomp.train.static_targets import StaticTargetTask
+from paracomp.train.pairs.static_learned import StaticLearnedTask
+from paracomp.train.targets.static import StaticTargetTask
 
 REPO = Path(__file__).resolve().parents[1]
 

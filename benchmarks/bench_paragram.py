@@ -1,5 +1,5 @@
 """Training throughput (pairs/s) of Wieting et al. (2015)'s models through the trainer
-(:class:`paracomp.train.pairs.PairTask`, the path ``paracomp train`` takes).
+(:class:`paracomp.train.pairs.task.PairTask`, the path ``paracomp train`` takes).
 
     python benchmarks/bench_paragram.py                       # both parts, every batch size
     python benchmarks/bench_paragram.py --part words --batch-sizes 100 1000 --dim 50
@@ -39,7 +39,7 @@ import torch
 from paracomp.paraphrase.lexical import lexical_pairs, neighbours
 from paracomp.paraphrase.ppdb import read_scored_pairs, read_xl_lexicon
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task
 
 REPO = Path(__file__).resolve().parents[1]

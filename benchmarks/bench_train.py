@@ -23,10 +23,10 @@ cores, torch's threads wait for each other and the numbers drop several-fold.
 
 Steps (``--steps``; CUDA rows only where CUDA is present): ``eager`` is the default step
 (CPU: the gradient by hand with numba kernels; CUDA: autograd, ``cuda_graph: false``),
-``static`` the static-shape step of :mod:`paracomp.train.static` run eagerly, ``graphed`` that
+``static`` the static-shape step of :mod:`paracomp.train.pairs.static` run eagerly, ``graphed`` that
 step replayed from a CUDA graph (the default on CUDA). ``--stack N`` adds, for each run, N of
 the points of the paper's stack for that run (J_bi: k × margin, J_pa: sampler × score × margin
-× λ) trained side by side (:mod:`paracomp.train.stacked`): ``pairs/s`` is then a point's, and
+× λ) trained side by side (:mod:`paracomp.train.pairs.stacked`): ``pairs/s`` is then a point's, and
 ``point-pairs/s`` the grid points × pairs/s of the stack (a stack's eager step on CUDA, its
 points' eager steps one after the other, is not timed).
 """
@@ -47,9 +47,9 @@ from paracomp.data.catalog import load, mirror_dir
 from paracomp.data.parsers import parse_set
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask, segment_pairs
-from paracomp.train.stacked import StackedPairTask
-from paracomp.train.static import StaticPairTask
+from paracomp.train.pairs.stacked import StackedPairTask
+from paracomp.train.pairs.static import StaticPairTask
+from paracomp.train.pairs.task import PairTask, segment_pairs
 
 REPO = Path(__file__).resolve().parents[1]
 

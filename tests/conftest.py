@@ -179,7 +179,7 @@ def dag_error() -> Callable[..., str]:
 @pytest.fixture(scope="session")
 def verse_pairs(bible_sample) -> pa.Table:
     """120 real verse pairs (English, Spanish) as segment pairs."""
-    from paracomp.train.pairs import segment_pairs
+    from paracomp.train.pairs.task import segment_pairs
 
     return segment_pairs(bible_sample.slice(0, 120))
 

@@ -15,8 +15,8 @@ from paracomp.models.pair import PairModel
 from paracomp.models.recurrent import _unrolled
 from paracomp.models.registry import COMPOSERS
 from paracomp.train import seeds
-from paracomp.train.build import build_model
 from paracomp.train.config import TrainConfig
+from paracomp.train.pairs.build import build_model
 
 OTHER_WIDTHS = {"wlo", "lstm_avg", "lstm_gaussian"}  # tests/test_models_gaussian.py
 NAMES = [name for name in COMPOSERS if name not in OTHER_WIDTHS]

@@ -88,3 +88,27 @@ def test_no_module_imports_a_private_name():
                     if alias.name.startswith("_") and not alias.name.startswith("__")
                 ]
     assert not private, private
+
+
+def test_the_trainers_families_import_only_the_core():
+    """train/pairs and train/targets import the shared core, never each other; of the core
+    only the dispatch (tasks, job) imports a family."""
+
+    def family(module: str) -> str | None:
+        for name in ("pairs", "targets"):
+            if module == f"paracomp.train.{name}" or module.startswith(f"paracomp.train.{name}."):
+                return name
+        return "core" if module.startswith("paracomp.train") else None
+
+    modules = _modules()
+    crossing = []
+    for name, path in modules.items():
+        own = family(name)
+        if own is None or name in ("paracomp.train.tasks", "paracomp.train.job"):
+            continue
+        crossing += [
+            f"{name} -> {other}"
+            for other in _imports(name, path, modules)
+            if family(other) not in (None, "core", own)
+        ]
+    assert not crossing, crossing

@@ -403,8 +403,8 @@ def test_registry_and_learned_composers():
 
 def test_config_bi_combine_and_composers():
     from paracomp.errors import ConfigError
-    from paracomp.train.build import build_model
     from paracomp.train.config import TrainConfig
+    from paracomp.train.pairs.build import build_model
 
     config = TrainConfig(composer="bigran", bi_combine="tanh_concat", dim=4)
     model = build_model(config, 10)

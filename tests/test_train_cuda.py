@@ -14,11 +14,11 @@ import torch
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
-from paracomp.train.pairs import PairTask, segment_pairs
-from paracomp.train.stacked import StackedPairTask
-from paracomp.train.static import StaticPairTask
-from paracomp.train.static_learned import StaticLearnedTask
-from paracomp.train.targets import TargetTask
+from paracomp.train.pairs.stacked import StackedPairTask
+from paracomp.train.pairs.static import StaticPairTask
+from paracomp.train.pairs.static_learned import StaticLearnedTask
+from paracomp.train.pairs.task import PairTask, segment_pairs
+from paracomp.train.targets.task import TargetTask
 from paracomp.train.tasks import pair_task
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")

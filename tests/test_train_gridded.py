@@ -16,7 +16,7 @@ from paracomp.models.registry import make_composer
 from paracomp.models.tree_rnn import TreeBatch
 from paracomp.train import loop
 from paracomp.train.cuda_graph import GriddedComposer
-from paracomp.train.pairs import PairTask, graphed_composer
+from paracomp.train.pairs.task import PairTask, graphed_composer
 
 RUNS = {
     "lstmavg-dropout-scramble": {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},

@@ -15,7 +15,7 @@ from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import DataError
 from paracomp.train.grid import grid_points
-from paracomp.train.pairs import segment_pairs
+from paracomp.train.pairs.task import segment_pairs
 from paracomp.train.tuning import select
 
 PROV = Provenance("t", "test", {}, {})

@@ -15,9 +15,9 @@ from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import ConfigError, ParacompError
 from paracomp.losses.hinge import PairBatch
-from paracomp.train.build import build_model, build_objective, build_sampler
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs.build import build_model, build_objective, build_sampler
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import train_pairs as train
 
 

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from paracomp.models.base import SegmentBatch
-from paracomp.train.perturb import InputNoise, dropout, per_token, scramble, word_dropout
+from paracomp.train.pairs.perturb import InputNoise, dropout, per_token, scramble, word_dropout
 
 
 def generator(seed: int = 0) -> torch.Generator:

@@ -18,8 +18,8 @@ from paracomp.errors import ConfigError
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
 from paracomp.train.grid import grid_points
-from paracomp.train.pairs import PairTask
-from paracomp.train.stacked import StackedPairTask
+from paracomp.train.pairs.stacked import StackedPairTask
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.stacks import split_grid
 
 FAST = {"epochs": 3, "batch_size": 16, "dim": 12, "threads": 1}

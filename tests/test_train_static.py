@@ -6,8 +6,8 @@ import torch
 
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
-from paracomp.train.static import PaddedSegments, StaticPairTask, supports
+from paracomp.train.pairs.static import PaddedSegments, StaticPairTask, supports
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task
 
 FAST = {"epochs": 3, "batch_size": 16, "dim": 12, "threads": 1}

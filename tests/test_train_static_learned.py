@@ -15,9 +15,9 @@ import torch
 
 from paracomp.models.base import StaticLayout
 from paracomp.train import loop
-from paracomp.train.pairs import PairTask
-from paracomp.train.perturb import scramble
-from paracomp.train.static_learned import StaticLearnedTask, supports
+from paracomp.train.pairs.perturb import scramble
+from paracomp.train.pairs.static_learned import StaticLearnedTask, supports
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task
 
 RUNS = {

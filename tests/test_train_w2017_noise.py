@@ -1,4 +1,4 @@
-"""Wieting & Gimpel's (2017) regularisers in pair runs (paracomp.train.noisy, PairTask):
+"""Wieting & Gimpel's (2017) regularisers in pair runs (paracomp.train.pairs.noisy, PairTask):
 negatives mined on the pass without dropout after scrambling, MAX never picking the anchor or
 its partner among the 2B segments, word dropout that zeroes whole vectors and keeps lengths,
 reproducible perturbations, bit-identical resume with dropout on, the settings' rules, and a
@@ -24,9 +24,9 @@ from paracomp.losses.scores import SCORES
 from paracomp.models.base import SegmentBatch
 from paracomp.models.registry import COMPOSERS
 from paracomp.train.config import TrainConfig
-from paracomp.train.noisy import noisy_loss
-from paracomp.train.pairs import PairTask
-from paracomp.train.perturb import InputNoise, word_dropout
+from paracomp.train.pairs.noisy import noisy_loss
+from paracomp.train.pairs.perturb import InputNoise, word_dropout
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import train_pairs as train
 
 WORDS = ["the", "cat", "dog", "sat", "ran", "on", "a", "mat", "big", "red", "small", "old"]
@@ -249,7 +249,7 @@ def test_dropout_settings_rules():
 
 
 def test_static_cuda_step_is_not_taken_with_dropout():
-    from paracomp.train.static import supports
+    from paracomp.train.pairs.static import supports
 
     plain = TrainConfig(objective="paraphrase", sampler="max", composer="mean")
     assert supports(plain)

@@ -14,7 +14,7 @@ from paracomp.models.tree_rnn import TreeBatch, Trees
 from paracomp.models.trees import from_dependencies, right_branching
 from paracomp.models.vocab import UNK
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs.task import PairTask
 
 # The word pairs of tests/test_constrained.py: with these vectors the first step's loss is
 # 7/3 (identical-anchor skip) and 6.5/3 with the constraint lists of the pairs.

@@ -47,7 +47,7 @@ def _train(args: argparse.Namespace) -> None:
 def _train_stack(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_dir, write_json
     from paracomp.train.job import job_config, train_job
-    from paracomp.train.stacked import train_stack
+    from paracomp.train.pairs.stacked import train_stack
 
     points = {int(index): point for index, point in json.loads(args.points).items()}
     base = json.loads(args.params)

@@ -1,7 +1,15 @@
-"""The one trainer: run settings (:mod:`~paracomp.train.config`), the training loop with its
-checkpoints and export (:mod:`~paracomp.train.loop`), the tasks it runs (segment pairs,
-:mod:`~paracomp.train.pairs`; segments and target words, :mod:`~paracomp.train.targets`; the
-one choice of their step, eager or static, :mod:`~paracomp.train.tasks`),
-optimisers, pretrained initial rows, the tuning grid (:mod:`~paracomp.train.grid`) and the
-selection of its points (:mod:`~paracomp.train.tuning`).
-Importing this package imports no torch."""
+"""The one trainer: two families of tasks over a shared core.
+
+- Core: run settings (:mod:`~paracomp.train.config`), the training loop with its checkpoints
+  (:mod:`~paracomp.train.loop`), a trained run's folder (:mod:`~paracomp.train.run_folder`),
+  seeds (:mod:`~paracomp.train.seeds`), optimisers (:mod:`~paracomp.train.optim`), composers
+  replayed from CUDA graphs (:mod:`~paracomp.train.cuda_graph`), the one choice of a run's
+  step, eager or static, and its runner (:mod:`~paracomp.train.tasks`, :mod:`~paracomp.train.job`),
+  pretrained initial
+  rows, the tuning grid (:mod:`~paracomp.train.grid`, :mod:`~paracomp.train.stacks`) and the
+  selection of its points (:mod:`~paracomp.train.tuning`).
+- :mod:`paracomp.train.pairs`: segment pairs under the hinge objectives and their step
+  variants; :mod:`paracomp.train.targets`: segments towards target words (CompVec).
+
+The families import the core, never each other; of the core only the dispatch (``tasks``,
+``job``) imports a family. Importing this package imports no torch."""

@@ -27,8 +27,8 @@ from paracomp.models import (
 )
 
 PAIR_OBJECTIVES = ("bicvm", "paraphrase")
-"""Objectives over segment pairs (:mod:`paracomp.train.pairs`); ``targets`` trains segments
-towards target words (:mod:`paracomp.train.targets`)."""
+"""Objectives over segment pairs (:mod:`paracomp.train.pairs.task`); ``targets`` trains segments
+towards target words (:mod:`paracomp.train.targets.task`)."""
 
 PAIR_ONLY = {
     "attraction": 0.0,

@@ -1,6 +1,6 @@
 """CUDA graphs of training steps and of composers (the graphed code is device-agnostic and
-tested on CPU, see :mod:`paracomp.train.static`, :mod:`paracomp.train.static_learned`,
-:mod:`paracomp.train.static_targets` and :class:`~paracomp.models.base.Gridded`).
+tested on CPU, see :mod:`paracomp.train.pairs.static`, :mod:`paracomp.train.pairs.static_learned`,
+:mod:`paracomp.train.targets.static` and :class:`~paracomp.models.base.Gridded`).
 
 :class:`GraphedStep`: a whole step.
 

@@ -49,7 +49,7 @@ def train_job(
     checkpoint) and return its record. Pair objectives may be scored on ``tuning``: the
     record's ``tuning_r`` is computed on the trained model, whatever its curve says; the
     ``targets`` objective starts from the word rows of the embeddings artefact ``init``, a
-    pair objective from its vectors if given (:class:`~paracomp.train.pairs.PairTask`), with
+    pair objective from its vectors if given (:class:`~paracomp.train.pairs.task.PairTask`), with
     the constraint lists ``constraints`` (a parquet file of ``word`` and its ``members``)."""
     table = pq.read_table(pairs)
     inputs = [p for p in (pairs, init, constraints) if p is not None]
@@ -61,7 +61,7 @@ def train_job(
             raise ConfigError("objective 'targets' needs the initial word rows (--init)")
         vocabulary, matrix = artefacts.read_embeddings(init)
         return train_targets(config, table, vocabulary, matrix, out_dir, checksums)[1]
-    from paracomp.train.pairs import segment_pairs
+    from paracomp.train.pairs.task import segment_pairs
     from paracomp.train.tasks import train_pairs
 
     table = segment_pairs(table)

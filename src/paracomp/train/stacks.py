@@ -3,7 +3,7 @@
 Points stack when they agree on every run setting outside :data:`STACKED`: the same data,
 seed (so the same initial draws and batch order), batch size, epochs, composer, dimension,
 optimiser and device. A grid of batch sizes {25, 50, 100} thus splits into three stacks. The
-stacked task (:mod:`paracomp.train.stacked`) trains a stack's points side by side on the same
+stacked task (:mod:`paracomp.train.pairs.stacked`) trains a stack's points side by side on the same
 batches; this module decides the split only and imports no torch (the workflow calls it when it
 builds the DAG).
 """

@@ -1,10 +1,10 @@
 """The one place that picks a run's training step, and the runners that train with it.
 
-A pair run (:mod:`~paracomp.train.pairs`) or a target run (:mod:`~paracomp.train.targets`)
+A pair run (:mod:`~paracomp.train.pairs.task`) or a target run (:mod:`~paracomp.train.targets.task`)
 trains with its eager step, except on CUDA with ``cuda_graph`` where a static-shape step
-applies: :class:`~paracomp.train.static.StaticPairTask` (additive composers),
-:class:`~paracomp.train.static_learned.StaticLearnedTask` (learned composers, autograd) or
-:class:`~paracomp.train.static_targets.StaticTargetTask` (CompVec), each replayed from a CUDA
+applies: :class:`~paracomp.train.pairs.static.StaticPairTask` (additive composers),
+:class:`~paracomp.train.pairs.static_learned.StaticLearnedTask` (learned composers, autograd) or
+:class:`~paracomp.train.targets.static.StaticTargetTask` (CompVec), each replayed from a CUDA
 graph. The step modules build on the eager ones and none of them imports this module, so the
 imports of ``train/`` run one way.
 """
@@ -20,10 +20,12 @@ import pyarrow as pa
 import torch
 
 from paracomp.models.vocab import HEADS, EncodedPairs
-from paracomp.train import loop, run_folder, static, static_learned, static_targets
+from paracomp.train import loop, run_folder
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairResult, PairTask
-from paracomp.train.targets import DefinitionModel, TargetTask
+from paracomp.train.pairs import static, static_learned
+from paracomp.train.pairs.task import PairResult, PairTask
+from paracomp.train.targets import static as static_targets
+from paracomp.train.targets.task import DefinitionModel, TargetTask
 
 
 def _graphed(config: TrainConfig) -> bool:
@@ -38,7 +40,7 @@ def pair_task(
 ) -> PairTask:
     """The task of a pair run: on CUDA with ``cuda_graph``, where one applies, a static-shape
     step replayed from a CUDA graph; otherwise the eager step, whose composer may replay from
-    CUDA graphs (:func:`~paracomp.train.pairs.graphed_composer`)."""
+    CUDA graphs (:func:`~paracomp.train.pairs.task.graphed_composer`)."""
     if _graphed(config):
         if static.supports(config):
             return static.StaticPairTask(config, pairs, init)
@@ -66,7 +68,7 @@ def train_pairs(
     constraints: Mapping[str, Collection[str]] | None = None,
 ) -> PairResult:
     """Train on a SEGMENT_PAIRS table in ``out_dir`` (resuming from its checkpoint); ``init``
-    and ``constraints`` as :class:`~paracomp.train.pairs.PairTask`'s."""
+    and ``constraints`` as :class:`~paracomp.train.pairs.task.PairTask`'s."""
     out_dir = Path(out_dir)
     task = pair_task(config, pairs, init, constraints)
     history = loop.run(task, out_dir, callback, progress, inputs)

@@ -10,7 +10,7 @@ from paracomp.papers.scheepers2018.compvec_eval import compvec_both, compvec_eva
 from paracomp.papers.scheepers2018.dataset import DefinitionData
 from paracomp.papers.scheepers2018.evaluate import compvec_measure
 from paracomp.train.config import TrainConfig
-from paracomp.train.targets import build_model
+from paracomp.train.targets.task import build_model
 
 # four 1-d candidates; three queries
 CANDIDATES = np.array([[1.0], [2.0], [3.0], [-3.0]])

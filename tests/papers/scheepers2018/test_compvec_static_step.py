@@ -16,8 +16,8 @@ from paracomp.models import LEARNED_COMPOSERS, STATIC_COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
 from paracomp.train import loop, run_folder
 from paracomp.train.config import TrainConfig
-from paracomp.train.static_targets import StaticTargetTask
-from paracomp.train.targets import TargetTask
+from paracomp.train.targets.static import StaticTargetTask
+from paracomp.train.targets.task import TargetTask
 from paracomp.train.tasks import target_task
 
 STATIC = ["sum", "mean", "product", "max", "max_pad", "sum_proj"]

@@ -19,8 +19,8 @@ from paracomp.paraphrase.lexical import constraint_lists, neighbours
 from paracomp.paraphrase.ppdb import read_scored_pairs
 from paracomp.train import loop
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs import PairTask
-from paracomp.train.static_learned import StaticLearnedTask, supports
+from paracomp.train.pairs.static_learned import StaticLearnedTask, supports
+from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task
 
 SMALL = {"epochs": 2, "batch_size": 50, "dim": 10}

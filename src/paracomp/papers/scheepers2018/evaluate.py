@@ -37,7 +37,7 @@ from paracomp.eval.sts import predict_pairs, subset_metrics
 from paracomp.eval.wordsim import evaluate_wordsim
 from paracomp.papers.scheepers2018.compvec_eval import compvec_both, group_queries
 from paracomp.papers.scheepers2018.dataset import DefinitionData
-from paracomp.train.targets import DefinitionModel, EncodedDefinitions, load_model
+from paracomp.train.targets.task import DefinitionModel, EncodedDefinitions, load_model
 
 log = logging.getLogger(__name__)
 

@@ -34,7 +34,7 @@ from torch import nn
 from paracomp.eval.metrics import pearson
 from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
-from paracomp.train.pairs import graphed_composer
+from paracomp.train.pairs.task import graphed_composer
 
 log = logging.getLogger(__name__)
 

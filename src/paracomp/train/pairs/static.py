@@ -1,7 +1,7 @@
 """Static-shape steps of the pair objectives for sum and mean composers, for one model or for
 several side by side (the points of a stack), on any device.
 
-On CPU a step of :class:`~paracomp.train.pairs.PairTask` works on tensors whose shapes follow
+On CPU a step of :class:`~paracomp.train.pairs.task.PairTask` works on tensors whose shapes follow
 the batch (its distinct words, its active hinge terms) and reads some of them back on the
 host: cheap there, but on a GPU every op is a kernel launch and every read a synchronisation,
 and such a step is bound by launches, not arithmetic. :class:`StaticStep` takes the same step
@@ -67,7 +67,7 @@ from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.vocab import EncodedPairs
 from paracomp.train.config import TrainConfig
 from paracomp.train.optim import RowSparseAdagrad
-from paracomp.train.pairs import PairTask
+from paracomp.train.pairs.task import PairTask
 
 
 def supports(config: TrainConfig) -> bool:

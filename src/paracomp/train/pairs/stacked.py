@@ -2,13 +2,13 @@
 
 A stack (:func:`paracomp.train.stacks.split_grid`: points that share data, seed, batch size
 and every other setting outside :data:`~paracomp.train.stacks.STACKED`) is one
-:class:`StackedPairTask`: one :class:`~paracomp.train.pairs.PairTask` per point over one
+:class:`StackedPairTask`: one :class:`~paracomp.train.pairs.task.PairTask` per point over one
 encoding of the pairs, all stepped on the same batches (the batch order is the seed's, so it
 is each point's own). Each point keeps its own model, optimiser and negatives' generator, so
 
 - on CPU the points are stepped one after the other by their own tasks: every point ends with
   the weights, bit for bit, and the losses it has when trained alone;
-- where :mod:`paracomp.train.static` applies (CUDA with ``cuda_graph``, or ``static=True``)
+- where :mod:`paracomp.train.pairs.static` applies (CUDA with ``cuda_graph``, or ``static=True``)
   their word tables are stacked and one batched step trains them all (on CUDA replayed from a
   CUDA graph): the same weights up to rounding, each point's negatives drawn as it would draw
   them alone.
@@ -39,9 +39,9 @@ from paracomp.models.vocab import EncodedPairs
 from paracomp.train import loop, run_folder
 from paracomp.train.config import TrainConfig
 from paracomp.train.curve import BASE_COLUMNS, write_curve
-from paracomp.train.pairs import PairTask, segment_pairs
+from paracomp.train.pairs.static import StaticStep, supports
+from paracomp.train.pairs.task import PairTask, segment_pairs
 from paracomp.train.stacks import STACKED, stack_key
-from paracomp.train.static import StaticStep, supports
 from paracomp.train.tuning import TuningSet
 
 

@@ -8,10 +8,10 @@ embeddings are the side-1 (English) word vectors, without the UNK row (with it u
 
 Settings that add to the plain batches: ``scramble`` shuffles the words of drawn pairs and
 ``dropout`` or ``word_dropout`` drop the word vectors of the segments composed with gradient
-(:mod:`paracomp.train.perturb`, all three from one perturbation generator of the task's, saved
+(:mod:`paracomp.train.pairs.perturb`, all three from one perturbation generator of the task's, saved
 in its checkpoints; under a dropout the negatives come from a pass without it,
-:mod:`paracomp.train.noisy`), and ``megabatch`` replaces the sampler by mega-batch hardest
-negatives (:mod:`paracomp.train.megabatch`), with the WLO prior (``prior_weight``) on top.
+:mod:`paracomp.train.pairs.noisy`), and ``megabatch`` replaces the sampler by mega-batch hardest
+negatives (:mod:`paracomp.train.pairs.megabatch`), with the WLO prior (``prior_weight``) on top.
 """
 
 from __future__ import annotations
@@ -40,12 +40,12 @@ from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import HEADS, UNK, EncodedPairs
 from paracomp.train import loop, seeds
-from paracomp.train.build import build_model, build_objective, build_sampler
 from paracomp.train.config import TrainConfig
-from paracomp.train.megabatch import MegaBatchMode, MegaStep
-from paracomp.train.noisy import noisy_loss
 from paracomp.train.optim import make_optimizer
-from paracomp.train.perturb import InputNoise
+from paracomp.train.pairs.build import build_model, build_objective, build_sampler
+from paracomp.train.pairs.megabatch import MegaBatchMode, MegaStep
+from paracomp.train.pairs.noisy import noisy_loss
+from paracomp.train.pairs.perturb import InputNoise
 from paracomp.train.pretrained import found_rows, merged_rows
 
 Batch = tuple[torch.Tensor, torch.Tensor, torch.Tensor]

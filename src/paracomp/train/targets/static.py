@@ -1,4 +1,4 @@
-"""The CompVec step (:class:`~paracomp.train.targets.TargetTask`) with shapes fixed by the batch
+"""The CompVec step (:class:`~paracomp.train.targets.task.TargetTask`) with shapes fixed by the batch
 size and ``max_length``, replayed from CUDA graphs on a GPU.
 
 The eager step's shapes follow its batch (its definitions' tokens), and on a GPU such a step
@@ -37,7 +37,7 @@ from paracomp.models.vocab import Segments
 from paracomp.train import seeds
 from paracomp.train.config import TrainConfig
 from paracomp.train.optim import target_adam
-from paracomp.train.targets import TargetTask, triplet_loss
+from paracomp.train.targets.task import TargetTask, triplet_loss
 
 Batch = tuple[torch.Tensor, int]
 """A step's definitions (row numbers, on the device) and the seed of its draws."""

@@ -131,7 +131,7 @@ class DefinitionModel(nn.Module):
         """A training step's composed definitions and lemma vectors, from one gather of the
         word matrix (one dense gradient buffer instead of two). With ``layout``, ``ids`` are
         its tokens in its order (``offsets`` unused) and shapes stay fixed: the static step
-        (:mod:`paracomp.train.static_targets`)."""
+        (:mod:`paracomp.train.targets.static`)."""
         rows = self.weight.index_select(0, torch.cat([ids, lemmas]))
         words, targets = rows.split([ids.numel(), lemmas.numel()])
         static = layout is not None

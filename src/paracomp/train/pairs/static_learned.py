@@ -3,7 +3,7 @@ LSTMs and GRANs, word averaging with Adam or dropout, Wieting et al.'s PARAGRAM 
 shapes fixed by the batch size and the data's longest segment, replayed from a CUDA graph on a
 GPU.
 
-The eager step (:meth:`PairTask.step <paracomp.train.pairs.PairTask.step>`) gathers the rows of
+The eager step (:meth:`PairTask.step <paracomp.train.pairs.task.PairTask.step>`) gathers the rows of
 a batch's distinct words (``unique``), takes the negatives' segments by their lengths and hands
 the optimisers sparse gradients of those rows: shapes that follow the batch and reads on the
 host, which a CUDA graph cannot hold. :class:`StaticLearnedTask` instead keeps the segments on
@@ -11,8 +11,8 @@ the device as a padded grid and, each step,
 
 - lays the batch's ``2B`` segments out with :class:`~paracomp.models.base.StaticLayout` (real
   tokens first, the pads as one more segment whose vector is dropped), scrambles them
-  (:func:`~paracomp.train.perturb.scramble`, the pads left alone), composes them (without
-  gradient where negatives are mined before dropout, :mod:`paracomp.train.noisy`), mines with
+  (:func:`~paracomp.train.pairs.perturb.scramble`, the pads left alone), composes them (without
+  gradient where negatives are mined before dropout, :mod:`paracomp.train.pairs.noisy`), mines with
   the eager step's sampler, and composes the anchors and their negatives' copies again from a
   second layout, dropped out, or the ``2B`` once without dropout (the objective's own hinge);
   ``max_skip`` (:class:`~paracomp.losses.constrained.SkippingHingeObjective`) mines with keys
@@ -60,10 +60,10 @@ from paracomp.models.gaussian import WLOComposer
 from paracomp.models.vocab import EncodedPairs, Segments
 from paracomp.train import seeds
 from paracomp.train.config import TrainConfig
-from paracomp.train.megabatch import MegaStep, mega_hinge
-from paracomp.train.noisy import noisy_total
-from paracomp.train.pairs import PairTask
-from paracomp.train.perturb import scramble
+from paracomp.train.pairs.megabatch import MegaStep, mega_hinge
+from paracomp.train.pairs.noisy import noisy_total
+from paracomp.train.pairs.perturb import scramble
+from paracomp.train.pairs.task import PairTask
 
 
 def supports(config: TrainConfig) -> bool:

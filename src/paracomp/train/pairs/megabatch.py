@@ -7,7 +7,7 @@ be mined). For each group, when the trainer reaches it:
 
 1. the pairs' segments are laid out as a pool, side 1 of its ``P`` pairs then side 2, and, with
    ``scramble``, the words of both segments of each drawn pair are shuffled
-   (:func:`paracomp.train.perturb.scramble`) for the whole group, mining and steps alike;
+   (:func:`paracomp.train.pairs.perturb.scramble`) for the whole group, mining and steps alike;
 2. the pool is composed without gradient and every segment gets as its negative the most
    similar other segment of the pool under the run's score, never itself nor its partner
    (:func:`paracomp.losses.megabatch.mine`);
@@ -43,7 +43,7 @@ from paracomp.losses.hinge import HingeObjective
 from paracomp.losses.megabatch import MegaBatchNegatives, mine
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import EncodedPairs, Segments
-from paracomp.train.perturb import InputNoise
+from paracomp.train.pairs.perturb import InputNoise
 
 
 def group_bounds(n_pairs: int, batch_size: int, megabatch: int) -> list[tuple[int, int]]:
@@ -106,7 +106,7 @@ def compose_pool(model: PairModel, pool: Segments, chunk: int) -> torch.Tensor:
 
 @dataclass
 class MegaBatchMode:
-    """The mega-batch mode of a :class:`~paracomp.train.pairs.PairTask`: ``megabatch`` batches
+    """The mega-batch mode of a :class:`~paracomp.train.pairs.task.PairTask`: ``megabatch`` batches
     of ``batch_size`` pairs a group, negatives mined with ``objective.score``, the prior of
     weight ``prior_weight`` (reading ``prior``) on top of the objective's loss."""
 

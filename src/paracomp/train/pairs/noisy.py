@@ -14,7 +14,7 @@ with a dropout mask of its own. :func:`noisy_loss` does the same:
    similar of the batch's other segments, never the anchor nor its partner);
 2. the ``2B`` anchors and their ``2B·k`` negatives are composed again, with gradient, from the
    word rows of every token occurrence dropped out independently
-   (:meth:`~paracomp.train.perturb.InputNoise.dropped`, draws from the task's perturbation
+   (:meth:`~paracomp.train.pairs.perturb.InputNoise.dropped`, draws from the task's perturbation
    generator), and the objective's hinge, attraction, reduction and lazy L2 on the word rows
    are taken over them.
 
@@ -31,7 +31,7 @@ from paracomp.losses.hinge import HingeObjective, PairBatch
 from paracomp.losses.negatives import Layout, NegativeSampler, RandomSampler
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import Segments
-from paracomp.train.perturb import InputNoise
+from paracomp.train.pairs.perturb import InputNoise
 
 
 def noisy_loss(

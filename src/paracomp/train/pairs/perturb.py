@@ -11,8 +11,8 @@
 
 The authors' code allows one of dropout and word dropout at a time (:class:`InputNoise`).
 Pair runs drop out the segments they compose with gradient and mine negatives without dropout
-(:mod:`paracomp.train.noisy`); target runs use their own input dropout
-(:mod:`paracomp.train.targets`).
+(:mod:`paracomp.train.pairs.noisy`); target runs use their own input dropout
+(:mod:`paracomp.train.targets.task`).
 
 Every draw comes from the ``torch.Generator`` passed in, and how many values a call draws
 depends only on the batch's shape, so a trainer that saves the generator's state resumes the
