@@ -117,3 +117,29 @@ def test_describe_sources_says_where_each_set_comes_from(tmp_path: Path, mirror:
     assert describe_sources(["simlex999"], ["mirror", "registry"], None) == [
         "simlex999: registry package gensim (no mirror configured)"
     ]
+
+
+def test_a_datasets_papers_are_papers(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each dataset's `papers` names keys of paracomp.papers.PAPERS; a typo is refused."""
+    import yaml
+
+    from paracomp.data import catalog
+    from paracomp.papers import PAPERS
+
+    for dataset in load().datasets.values():
+        assert dataset.papers and set(dataset.papers) <= set(PAPERS), dataset.name
+    text = catalog.files("paracomp.data").joinpath("catalog.yaml").read_text()
+    raw = yaml.safe_load(text)
+    raw["datasets"]["sts2012-test"]["papers"].append("wieting2071")
+    with pytest.raises(ConfigError, match=r"datasets\.sts2012-test\.papers: 'wieting2071'"):
+        catalog._parse(raw)
+
+
+def test_cli_catalog_lists_the_datasets_with_their_papers(
+    mirror: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["catalog", "--mirror", str(mirror)]) in (0, None)
+    lines = capsys.readouterr().out.splitlines()
+    datasets = lines[lines.index("datasets (what a mirror holds as <dataset>/<file>):") :]
+    sick = next(line for line in datasets if line.startswith("sick2014 "))
+    assert "in mirror" in sick and "papers=" in sick and "elgohary2016" in sick

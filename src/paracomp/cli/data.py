@@ -27,6 +27,10 @@ def _catalog(args: argparse.Namespace) -> None:
     for name, spec in cat.sets.items():
         chosen = choose_source(spec, args.sources, mirror, cat)
         print(f"{name:18} {spec.kind:15} sources={','.join(spec.sources)}  chosen={chosen or '-'}")
+    print("datasets (what a mirror holds as <dataset>/<file>):")
+    for name, data in cat.datasets.items():
+        held = "in mirror" if mirror is not None and (mirror / name).is_dir() else "-"
+        print(f"{name:28} {held:9} papers={','.join(data.papers)}")
 
 
 def _fetch(args: argparse.Namespace) -> None:
@@ -79,7 +83,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--rows", type=int, default=5)
     p.set_defaults(func=_inspect)
 
-    p = sub.add_parser("catalog", help="list evaluation sets and the source each would use")
+    p = sub.add_parser(
+        "catalog",
+        help="list evaluation sets and the source each would use, and the datasets with their papers",
+    )
     p.add_argument("--mirror", help="mirror folder (default: $PARACOMP_MIRROR)")
     p.add_argument("--sources", nargs="+", default=["mirror", "registry"])
     p.set_defaults(func=_catalog)

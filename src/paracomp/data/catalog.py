@@ -102,6 +102,19 @@ class Catalog:
             ) from None
 
 
+def _papers(dataset: str, papers: list[str]) -> tuple[str, ...]:
+    """A dataset's ``papers``: keys of :data:`paracomp.papers.PAPERS`, or a ConfigError."""
+    from paracomp.papers import PAPERS
+
+    unknown = [p for p in papers if p not in PAPERS]
+    if unknown:
+        raise ConfigError(
+            f"catalog.yaml: datasets.{dataset}.papers: {unknown[0]!r} is not a paper;"
+            f" known: {', '.join(PAPERS)}"
+        )
+    return tuple(papers)
+
+
 def _parse(raw: dict[str, Any]) -> Catalog:
     packages = {
         name: Package(name=name, **{**spec, "pip_args": tuple(spec.get("pip_args", ()))})
@@ -112,7 +125,7 @@ def _parse(raw: dict[str, Any]) -> Catalog:
             name=name,
             title=spec["title"],
             kind=spec["kind"],
-            papers=tuple(spec["papers"]),
+            papers=_papers(name, spec["papers"]),
             licence=spec["licence"],
             files={f: MirrorFile(**m) for f, m in spec["mirror"]["files"].items()},
             upstream=spec.get("upstream", {}),
