@@ -454,6 +454,19 @@ def findings_compare_args(wildcards) -> list[str]:
     return [f"{t}=results/{wildcards.paper}/{t}.compare.csv" for t in tables]
 
 
+def overview_inputs(wildcards) -> dict[str, object]:
+    """Every table's compare file of a paper, and its findings."""
+    return {
+        "compare": [f"results/{wildcards.paper}/{t}.compare.csv" for t in block(wildcards.paper)["tables"]],
+        "findings": f"results/{wildcards.paper}/findings.csv",
+    }
+
+
+def overview_compare_args(wildcards) -> list[str]:
+    tables = block(wildcards.paper)["tables"]
+    return [f"{t}=results/{wildcards.paper}/{t}.compare.csv" for t in tables]
+
+
 def all_targets() -> list[str]:
     evals = [f"results/eval/{model}/sts.csv" for model in config["models"]]
     return [target for paper in BLOCKS for target in table_targets(paper)] + evals

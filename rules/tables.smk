@@ -3,7 +3,8 @@
 # (`model` columns) or statistics files (`stat` columns); tables a paper's rules file builds
 # itself are in CUSTOM_TABLES (rules/common.smk). Included after the papers' rules files.
 # Then each paper's findings (its claims, src/paracomp/papers/<paper>/findings.yaml, checked on
-# the printed numbers and on ours) and the named target `findings`.
+# the printed numbers and on ours), its overview (every table against print, and the
+# findings) and the named target `findings`.
 
 
 for _paper in BLOCKS:
@@ -107,6 +108,38 @@ rule paper_findings:
         " > {log} 2>&1"
 
 
+rule paper_overview:
+    input:
+        unpack(overview_inputs),
+    output:
+        table=report(
+            "results/{paper}/overview.csv",
+            category="{paper}",
+            subcategory="overview",
+            labels={"file": "overview"},
+            caption="../workflow/report/overview.rst",
+        ),
+        markdown="results/{paper}/overview.md",
+    wildcard_constraints:
+        paper="|".join(FINDINGS) or "none",
+    log:
+        "logs/overview/{paper}.log",
+    benchmark:
+        "benchmarks/snakemake/overview/{paper}.tsv"
+    params:
+        compare=overview_compare_args,
+    localrule: True
+    resources:
+        mem_mb=500,
+        runtime=5,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp overview {wildcards.paper} --compare {params.compare:q}"
+        " --findings {input.findings:q} --out {output.table:q} --markdown {output.markdown:q}"
+        " > {log} 2>&1"
+
+
 rule findings:
     input:
-        [f"results/{paper}/findings.csv" for paper in FINDINGS],
+        [f"results/{paper}/{name}.csv" for paper in FINDINGS for name in ("findings", "overview")],

@@ -302,8 +302,9 @@ def test_stacked_grid_dry_run_has_one_tuning_job_per_stack(tmp_path):
 
 @pytest.mark.slow
 def test_findings_target_checks_every_papers_claims(tmp_path, mirror, dry_run):
-    """`snakemake findings`: one findings job per paper, after the tables its claims read."""
+    """`snakemake findings`: one findings job per paper, after the tables its claims read, and
+    one overview per paper, after all its tables."""
     out, jobs = dry_run(tmp_path, "findings", mirror=mirror)
-    assert jobs["paper_findings"] == "5"
+    assert jobs["paper_findings"] == "5" and jobs["paper_overview"] == "5"
     assert "results/wieting2017/table3.compare.csv" in out
     assert "paracomp findings --claims" in out and "results/chen2020/findings.md" in out

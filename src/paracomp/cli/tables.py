@@ -1,5 +1,6 @@
 """``paracomp table``: a paper table built from model evaluations and statistics;
-``paracomp findings``: a paper's claims checked on its tables."""
+``paracomp findings``: a paper's claims checked on its tables; ``paracomp overview``: how far
+its tables are from print, and its findings."""
 
 from __future__ import annotations
 
@@ -33,6 +34,14 @@ def _findings(args: argparse.Namespace) -> None:
     write_findings(findings(claims, compare), Path(args.out), Path(args.markdown), args.title)
 
 
+def _overview(args: argparse.Namespace) -> None:
+    from paracomp.cli.args import key_values
+    from paracomp.tables.overview import write_overview
+
+    compare = {k: Path(v) for k, v in key_values(args.compare).items()}
+    write_overview(args.paper, compare, Path(args.findings), Path(args.out), Path(args.markdown))
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")
@@ -53,3 +62,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="findings CSV")
     p.add_argument("--markdown", required=True, help="findings markdown")
     p.set_defaults(func=_findings)
+    p = sub.add_parser("overview", help="a paper's tables against print, and its findings")
+    p.add_argument("paper")
+    p.add_argument("--compare", nargs="*", default=[], metavar="TABLE=COMPARE_CSV")
+    p.add_argument("--findings", required=True, help="the paper's findings.csv")
+    p.add_argument("--out", required=True, help="overview CSV (one row per table)")
+    p.add_argument("--markdown", required=True, help="overview markdown")
+    p.set_defaults(func=_overview)

@@ -1,0 +1,57 @@
+"""A paper's overview (tables.overview): per table, cells computed and printed and the
+distance to print, by hand on small compare files; the claims that do not hold named."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+from paracomp.cli import main
+
+
+def _write(path: Path, header: list[str], rows: list[list[str]]) -> Path:
+    with open(path, "w", newline="") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+def test_overview_by_hand(tmp_path):
+    compare = ["row", "column", "ours", "paper", "delta", "data", "note"]
+    t1 = _write(tmp_path / "t1.csv", compare, [
+        ["a", "x", "45.0", "67.0", "", "", ""],  # |delta| 22
+        ["a", "y", "10.5", "54.5", "", "", ""],  # 44
+        ["b", "x", "", "60.0", "", "", "no data"],  # printed, not computed
+        ["b", "y", "3.0", "", "", "", "no printed number"],
+    ])  # fmt: skip
+    t2 = _write(tmp_path / "t2.csv", compare, [["a", "x", "", "", "", "", ""]])
+    findings = _write(
+        tmp_path / "findings.csv",
+        ["claim", "where", "quote", "test", "paper", "holds", "why", "paper_values"],
+        [
+            ["up", "§1", "q", "t", "yes", "yes", "[t1|a|x] = 45", ""],
+            ["down", "§2", "q", "t", "yes", "no", "[t1|a|y] = 10.5", ""],
+            ["gone", "§3", "q", "t", "yes", "not computable", "no number in [t2|a|x]", ""],
+        ],
+    )
+    out, md = tmp_path / "overview.csv", tmp_path / "overview.md"
+    main(["overview", "p", "--compare", f"table1={t1}", f"table2={t2}"]
+         + ["--findings", str(findings), "--out", str(out), "--markdown", str(md)])  # fmt: skip
+    with open(out, newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert rows[0] == {
+        "table": "table1",
+        "cells": "4",
+        "computed": "3",
+        "printed": "3",
+        "compared": "2",
+        "mean_abs_delta": "33.00",
+        "max_abs_delta": "44.00",
+    }
+    assert rows[1]["computed"] == "0" and rows[1]["mean_abs_delta"] == ""
+    text = md.read_text()
+    assert "| table1 | 4 | 3 | 3 | 2 | 33.00 | 44.00 |" in text
+    assert "3 claims, 1 hold on our run, 1 do not, 1 not computable" in text
+    assert "- no: down (§2): [t1|a|y] = 10.5" in text and "- not computable: gone" in text
+    assert "up (§1)" not in text
