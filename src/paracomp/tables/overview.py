@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import csv
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from paracomp.atomic import atomic_path
@@ -66,7 +66,9 @@ def write_overview(
         Path(tmp).write_text("\n".join(_markdown(paper, summaries, claims)) + "\n", "utf-8")
 
 
-def _markdown(paper: str, summaries: Sequence[dict[str, str]], claims: list[dict[str, str]]):
+def _markdown(
+    paper: str, summaries: Sequence[dict[str, str]], claims: list[dict[str, str]]
+) -> Iterator[str]:
     yield f"# {paper}: overview"
     yield ""
     yield "| table | cells | computed | printed | compared | mean \\|ours − paper\\| | max |"
