@@ -180,7 +180,9 @@ def tables_of(claims: Iterable[Claim]) -> list[str]:
     return list(dict.fromkeys(cell[0] for claim in claims for cell in claim.cells()))
 
 
-def _cell_value(text: str | None) -> float | None:
+def cell_value(text: str | None) -> float | None:
+    """A compare file's ``ours`` or ``paper`` field as a number (None: empty or not a
+    number)."""
     if text is None or text == "":
         return None
     try:
@@ -200,7 +202,7 @@ def compare_values(compare: Mapping[str, Path]) -> dict[str, dict[Cell, float | 
             for row in csv.DictReader(handle):
                 cell = (table, row["row"], row["column"], "")
                 for side in found:
-                    found[side][cell] = _cell_value(row.get(side))
+                    found[side][cell] = cell_value(row.get(side))
     return found
 
 

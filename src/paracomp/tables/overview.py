@@ -9,29 +9,21 @@ Nothing here imports pandas.
 from __future__ import annotations
 
 import csv
-import math
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from paracomp.atomic import atomic_path
+from paracomp.tables.findings import cell_value
 
 COLUMNS = ("table", "cells", "computed", "printed", "compared", "mean_abs_delta", "max_abs_delta")
-
-
-def _number(text: str | None) -> float | None:
-    try:
-        value = float(text) if text not in (None, "") else None
-    except ValueError:
-        return None
-    return None if value is None or math.isnan(value) else value
 
 
 def table_summary(table: str, compare: Path) -> dict[str, str]:
     """The overview row of one table's compare file."""
     with open(compare, newline="", encoding="utf-8") as handle:
         rows = list(csv.DictReader(handle))
-    ours = [_number(r["ours"]) for r in rows]
-    paper = [_number(r["paper"]) for r in rows]
+    ours = [cell_value(r["ours"]) for r in rows]
+    paper = [cell_value(r["paper"]) for r in rows]
     deltas = [
         abs(o - p) for o, p in zip(ours, paper, strict=True) if o is not None and p is not None
     ]
