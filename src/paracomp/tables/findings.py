@@ -21,6 +21,7 @@ import operator
 import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,11 @@ class Claim:
     quote: str
     where: str
     test: str
+
+    @cached_property
+    def tree(self) -> ast.Expression:
+        """The test, parsed and checked once (:func:`parse_test`)."""
+        return parse_test(self.test, self.id)
 
     def cells(self) -> list[Cell]:
         """The cells the test reads, in order of first use."""
@@ -136,7 +142,7 @@ def verdict(
     if missing:
         return "not computable", "no number in " + ", ".join(_name(c) for c in missing)
     numbers = [float(values[c]) for c in cells]  # type: ignore[arg-type]
-    holds = _evaluate(parse_test(claim.test, claim.id), numbers)
+    holds = _evaluate(claim.tree, numbers)
     shown = ", ".join(f"{_name(c)} = {_number(v)}" for c, v in zip(cells, numbers, strict=True))
     return ("yes" if holds else "no"), shown
 
@@ -169,7 +175,10 @@ def read_claims(path: Path) -> list[Claim]:
             raise ConfigError(f"{where}: id {claim.id!r} appears twice")
         if not claim.cells():
             raise ConfigError(f"{where} ({claim.id}): the test reads no cell [table|row|column]")
-        parse_test(claim.test, f"{path}: {claim.id}")
+        try:
+            claim.tree  # noqa: B018 (parsed and checked here, once)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {exc}") from exc
         seen.add(claim.id)
         claims.append(claim)
     return claims
