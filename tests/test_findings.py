@@ -83,10 +83,7 @@ def test_a_claims_file_needs_its_keys(tmp_path):
         read_claims(path)
 
 
-def _printed_values(paper: str) -> dict:
-    import yaml
-
-    doc = yaml.safe_load(resource(paper, "printed.yaml").read_text("utf-8"))
+def _printed_values(doc: dict) -> dict:
     return {
         (table, str(row), str(column), ""): value if isinstance(value, int | float) else None
         for table, spec in doc["tables"].items()
@@ -96,7 +93,7 @@ def _printed_values(paper: str) -> dict:
 
 
 @pytest.mark.parametrize("paper", PAPERS)
-def test_every_claim_holds_on_the_papers_own_numbers(paper):
+def test_every_claim_holds_on_the_papers_own_numbers(printed, paper):
     """A claim that fails on the printed numbers is written wrongly; each paper has at least
     three, over tables its settings build."""
     from paracomp.papers import paper_settings
@@ -104,9 +101,9 @@ def test_every_claim_holds_on_the_papers_own_numbers(paper):
     claims = read_claims(Path(resource(paper, "findings.yaml")))
     assert len(claims) >= 3
     assert set(tables_of(claims)) <= set(paper_settings(paper)["tables"])
-    printed = _printed_values(paper)
+    values = _printed_values(printed(paper))
     for claim in claims:
-        assert verdict(claim, printed, printed)[0] == "yes", claim.id
+        assert verdict(claim, values, values)[0] == "yes", claim.id
 
 
 def _compare(path: Path, rows: list[tuple[str, str, str, str]]) -> None:
