@@ -430,41 +430,40 @@ def top_table_input(wildcards) -> str:
     return f"results/{config['paper']}/{wildcards.table}.csv"
 
 
-def findings_file(paper: str) -> str | None:
-    """A paper's ``findings.yaml`` (its claims), or None if it has none."""
-    path = resource(paper, "findings.yaml")
-    return str(path) if path.is_file() else None
+def findings_file(paper: str) -> str:
+    """A paper's ``findings.yaml`` (its claims)."""
+    return str(resource(paper, "findings.yaml"))
 
 
-FINDINGS = {p: read_claims(Path(f)) for p in PAPERS if (f := findings_file(p))}
+FINDINGS = {paper: read_claims(Path(findings_file(paper))) for paper in PAPERS}
 """Each paper's claims (paracomp.tables.findings), read once."""
+
+
+def compare_files(paper: str, tables) -> dict[str, str]:
+    """The compare file of each of ``paper``'s ``tables``."""
+    return {table: f"results/{paper}/{table}.compare.csv" for table in tables}
 
 
 def findings_inputs(wildcards) -> dict[str, object]:
     """A paper's claims file and the compare files of the tables its claims read."""
-    tables = tables_of(FINDINGS[wildcards.paper])
-    return {
-        "claims": findings_file(wildcards.paper),
-        "compare": [f"results/{wildcards.paper}/{t}.compare.csv" for t in tables],
-    }
+    compare = compare_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
+    return {"claims": findings_file(wildcards.paper), "compare": list(compare.values())}
 
 
 def findings_compare_args(wildcards) -> list[str]:
-    tables = tables_of(FINDINGS[wildcards.paper])
-    return [f"{t}=results/{wildcards.paper}/{t}.compare.csv" for t in tables]
+    compare = compare_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
+    return [f"{table}={path}" for table, path in compare.items()]
 
 
 def overview_inputs(wildcards) -> dict[str, object]:
     """Every table's compare file of a paper, and its findings."""
-    return {
-        "compare": [f"results/{wildcards.paper}/{t}.compare.csv" for t in block(wildcards.paper)["tables"]],
-        "findings": f"results/{wildcards.paper}/findings.csv",
-    }
+    compare = compare_files(wildcards.paper, block(wildcards.paper)["tables"])
+    return {"compare": list(compare.values()), "findings": f"results/{wildcards.paper}/findings.csv"}
 
 
 def overview_compare_args(wildcards) -> list[str]:
-    tables = block(wildcards.paper)["tables"]
-    return [f"{t}=results/{wildcards.paper}/{t}.compare.csv" for t in tables]
+    compare = compare_files(wildcards.paper, block(wildcards.paper)["tables"])
+    return [f"{table}={path}" for table, path in compare.items()]
 
 
 def all_targets() -> list[str]:

@@ -89,7 +89,7 @@ rule paper_findings:
         ),
         markdown="results/{paper}/findings.md",
     wildcard_constraints:
-        paper="|".join(FINDINGS) or "none",
+        paper="|".join(FINDINGS),
     log:
         "logs/findings/{paper}.log",
     benchmark:
@@ -121,7 +121,7 @@ rule paper_overview:
         ),
         markdown="results/{paper}/overview.md",
     wildcard_constraints:
-        paper="|".join(FINDINGS) or "none",
+        paper="|".join(FINDINGS),
     log:
         "logs/overview/{paper}.log",
     benchmark:
