@@ -109,6 +109,26 @@ def dataset_folder(name: str) -> str | None:
     return None if source is None else fetched_folder(source, name)
 
 
+BUILT_EMBEDDINGS: dict[str, list[str]] = {}
+"""Embeddings a paper's rules build (``resources/embeddings/<name>.parquet``) -> the raw
+datasets they need; a paper's rules file registers its own."""
+
+
+def embeddings_missing(name: str) -> str | None:
+    """Why the embeddings ``name`` cannot be built here (a paper's rules build them and a raw
+    dataset they need has no configured source), else None."""
+    missing = [d for d in BUILT_EMBEDDINGS.get(name, []) if dataset_folder(d) is None]
+    if not missing:
+        return None
+    sources = ", ".join(config["sources"])
+    return f"{name} needs {', '.join(missing)}: no source in {sources} provides it"
+
+
+def buildable_models() -> list[str]:
+    """The configured pretrained models whose embeddings can be had here."""
+    return [m for m, s in config["models"].items() if not embeddings_missing(s["embeddings"])]
+
+
 def available(sets: list[str]) -> list[str]:
     return [s for s in sets if set_source(s) is not None]
 
@@ -375,10 +395,21 @@ PAPER_EXTRAS: dict = {paper: [] for paper in PAPERS}
 
 
 def table_spec(paper: str, table: str) -> dict:
+    """A table's config, a column whose pretrained model cannot be built here left empty with
+    the reason."""
     try:
-        return block(paper)["tables"][table]
+        spec = block(paper)["tables"][table]
     except KeyError:
         raise ValueError(f"config has no papers.{paper}.tables.{table}") from None
+    columns = {name: column_here(column) for name, column in spec["columns"].items()}
+    return {**spec, "columns": columns}
+
+
+def column_here(column: dict) -> dict:
+    """A table column, or its empty stand-in naming what its pretrained model lacks."""
+    model = config["models"].get(column.get("model"))
+    reason = None if model is None else embeddings_missing(model["embeddings"])
+    return column if reason is None else {"reason": reason}
 
 
 def generic_tables(paper: str) -> list[str]:
@@ -467,7 +498,7 @@ def overview_compare_args(wildcards) -> list[str]:
 
 
 def all_targets() -> list[str]:
-    evals = [f"results/eval/{model}/sts.csv" for model in config["models"]]
+    evals = [f"results/eval/{model}/sts.csv" for model in buildable_models()]
     return [target for paper in BLOCKS for target in table_targets(paper)] + evals
 
 

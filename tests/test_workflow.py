@@ -148,6 +148,17 @@ def test_dry_run_without_mirror_uses_registries(tmp_path):
 
 
 @pytest.mark.slow
+def test_main_job_without_mirror_leaves_the_built_paragram_column_empty(tmp_path, mirror):
+    """Our PARAGRAM vectors need the mirror's PPDB-XL lexicon: without it Table 3 still builds,
+    its Paragram column empty with the reason; with it the column is evaluated."""
+    out = snakemake(tmp_path, "-n", "-p", "results/table3.csv").stdout
+    assert "resources/wieting2015" not in out and "fetch_mirror" not in out
+    assert "paragram-wieting2015 needs ppdb-xl-lexicon: no source" in out
+    out = snakemake(tmp_path, "-n", "-p", "results/table3.csv", mirror=mirror).stdout
+    assert "wieting2015_paragram" in out and "results/eval/paragram-wieting2015" in out
+
+
+@pytest.mark.slow
 def test_mirror_slice_and_checksum_failure(tmp_path, mirror):
     snakemake(tmp_path, "resources/sets/sts2013.parquet", mirror=mirror)
     table = pd.read_parquet(tmp_path / "resources/sets/sts2013.parquet")
@@ -179,11 +190,13 @@ def test_table3_end_to_end_on_the_mirror(tmp_path, mirror):
     assert glove["ours"].notna().all(), glove[glove["ours"].isna()]
     assert glove["data"].str.contains("mirror").all()
     assert ((glove["ours"] > 0.1) & (glove["ours"] < 0.9)).all()
-    # every STS and SICK row of every trained column; Paragram empty, with its reason
+    # every STS and SICK row of every trained column; Paragram from our own PARAGRAM vectors
     trained = compare[~compare["column"].isin(["glove", "paragram"])]
     assert trained["column"].nunique() == 6 and trained["ours"].notna().all()
-    paragram = compare[compare["column"] == "paragram"]
-    assert paragram["ours"].isna().all() and paragram["note"].str.contains("not configured").all()
+    paragram = compare[compare["column"] == "paragram"].set_index("row")
+    assert paragram["ours"].notna().all() and paragram["note"].str.contains("stand-in").all()
+    # PPDB-tuned vectors beat their GloVe start on the STS mean (Wieting et al. 2015, 2016)
+    assert paragram["ours"].mean() > glove["ours"].mean()
     assert (tmp_path / "results/table3.csv").read_text() == (
         tmp_path / "results/elgohary2016/table3.csv"
     ).read_text()
@@ -222,10 +235,17 @@ def test_scheepers_dry_runs(tmp_path, mirror):
     """Released split with the mirror, grouped without; the paper config's 4 x 20 runs."""
     out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv", mirror=mirror).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    assert jobs["scheepers2018_train"] == "20" and jobs["scheepers2018_evaluate"] == "20"
+    # GloVe and our PARAGRAM vectors (built from the mirror's PPDB-XL lexicon), 20 runs each
+    assert jobs["scheepers2018_train"] == "40" and jobs["scheepers2018_evaluate"] == "40"
     assert "resources/compvec/released/train.parquet" in out
-    out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv").stdout
+    assert "resources/compvec/released/init/paragram-wieting2015.parquet" in out
+    out = snakemake(tmp_path, "-n", "-p", "results/scheepers2018/table1.csv").stdout
     assert "resources/compvec/grouped/train.parquet" in out and "fetch_mirror" not in out
+    # without the mirror our PARAGRAM vectors cannot be built: the column says why
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    assert (
+        jobs["scheepers2018_train"] == "20" and "paragram-wieting2015 needs ppdb-xl-lexicon" in out
+    )
     out = snakemake(
         tmp_path,
         "-n",

@@ -13,7 +13,10 @@ SCHEEPERS2018_IN = Scheepers2018Inputs(
     TRAIN["defaults"],
     dataset_folder("compvec-wordnet"),
     set_paths(SCHEEPERS2018_MEASURE_SETS),
+    embeddings_missing,
 )
+SCHEEPERS2018_EMBEDDINGS = SCHEEPERS2018_IN.embeddings_pattern()
+"""The embeddings Table 1's groups name: catalogue entries or embeddings a paper's rules build."""
 
 
 wildcard_constraints:
@@ -61,6 +64,8 @@ rule scheepers2018_init:
         embeddings="resources/embeddings/{embeddings}.parquet",
     output:
         "resources/compvec/{split}/init/{embeddings}.parquet",
+    wildcard_constraints:
+        embeddings=SCHEEPERS2018_EMBEDDINGS,
     log:
         "logs/scheepers2018/compvec_init/{split}/{embeddings}.log",
     benchmark:
@@ -87,6 +92,8 @@ rule scheepers2018_train:
         curve="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/curve.parquet",
         plot="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/curve.png",
         record="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/record.json",
+    wildcard_constraints:
+        embeddings=SCHEEPERS2018_EMBEDDINGS,
     log:
         "logs/scheepers2018/compvec_train/{split}/{embeddings}/{composition}/{variant}.log",
     benchmark:
@@ -113,6 +120,8 @@ rule scheepers2018_evaluate:
         unpack(SCHEEPERS2018_IN.eval_inputs),
     output:
         "results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
+    wildcard_constraints:
+        embeddings=SCHEEPERS2018_EMBEDDINGS,
     log:
         "logs/scheepers2018/compvec_evaluate/{split}/{embeddings}/{composition}/{variant}.log",
     benchmark:

@@ -27,6 +27,7 @@ WIETING2015_FOLDERS = {
     )
 }
 WIETING2015_FOLDERS["lexical"] = dataset_folder(WIETING2015["lexical"])
+BUILT_EMBEDDINGS[Path(WIETING2015_PARAGRAM).stem] = [WIETING2015["lexical"]]
 WIETING2015_IN = Wieting2015Inputs(
     WIETING2015,
     TRAIN["defaults"],

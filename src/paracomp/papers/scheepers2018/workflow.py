@@ -4,7 +4,8 @@ config block. Imports no torch."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -20,12 +21,15 @@ RUNS = "results/scheepers2018/runs"
 class Inputs:
     """``block``: the paper's config block; ``defaults``: training.defaults; ``released``: the
     fetched folder of the authors' split (compvec-wordnet), None where no source has it;
-    ``sets``: the parsed :data:`MEASURE_SETS` that some source provides."""
+    ``sets``: the parsed :data:`MEASURE_SETS` that some source provides; ``missing``: why
+    embeddings cannot be had here (embeddings a paper's rules build from an unavailable
+    dataset), else None."""
 
     block: Mapping[str, Any]
     defaults: Mapping[str, Any]
     released: str | None
     sets: list[str]
+    missing: Callable[[str], str | None]
 
     def __post_init__(self) -> None:
         missing = set(self.block["compositions"]) - set(self.block["composers"])
@@ -78,9 +82,23 @@ class Inputs:
             "sets": self.sets,
         }
 
+    def columns(self) -> dict[str, dict[str, Any]]:
+        """Table 1's column groups, a group whose embeddings cannot be had here left empty
+        with the reason."""
+        out = {}
+        for group, spec in self.block["tables"]["table1"]["columns"].items():
+            reason = self.missing(spec["embeddings"]) if spec.get("embeddings") else None
+            out[group] = spec if reason is None else {"reason": reason}
+        return out
+
+    def embeddings_pattern(self) -> str:
+        """A wildcard pattern of every embeddings Table 1's groups name."""
+        columns = self.block["tables"]["table1"]["columns"].values()
+        return "|".join(sorted(re.escape(c["embeddings"]) for c in columns if c.get("embeddings")))
+
     def groups(self) -> dict[str, str]:
-        """Table 1 embeddings groups that are computed: group -> catalogue embeddings."""
-        columns = self.block["tables"]["table1"]["columns"]
+        """Table 1 embeddings groups that are computed: group -> embeddings."""
+        columns = self.columns()
         return {g: spec["embeddings"] for g, spec in columns.items() if spec.get("embeddings")}
 
     def scores(self, wildcards) -> list[str]:
@@ -95,7 +113,7 @@ class Inputs:
         return [f"{g}={RUNS}/{self.split()}/{e}" for g, e in self.groups().items()]
 
     def columns_json(self, wildcards) -> str:
-        return json.dumps(self.block["tables"]["table1"]["columns"])
+        return json.dumps(self.columns())
 
     def method(self, wildcards) -> str:
         return (
