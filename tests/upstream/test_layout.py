@@ -3,8 +3,6 @@ settings read, and the catalogue's real checksums reject its cut files."""
 
 from __future__ import annotations
 
-import pytest
-
 from paracomp.data.catalog import load
 
 
