@@ -309,3 +309,31 @@ def upstream_mirror(tmp_path_factory, mirror, package_root) -> MiniMirror:
         return [words[i] for i in keep], matrix[keep]
 
     return build(tmp_path_factory.mktemp("upstream-mirror"), mirror, bible, glove)
+
+
+def miniature_checksums(dataset, folder: Path, upstream: dict | None = None):
+    """Test-only override: ``dataset`` (a catalogue Dataset) expecting the sha256 of the
+    miniature files in ``folder`` instead of the release's, and, when given, ``upstream`` in
+    place of its release entry. The check itself (fetch.verify_file) is unchanged."""
+    from dataclasses import replace
+
+    from paracomp.atomic import sha256_file
+    from paracomp.data.catalog import MirrorFile
+
+    files = {
+        name: MirrorFile(sha256_file(folder / name), (folder / name).stat().st_size, None)
+        for name in dataset.files
+    }
+    return replace(dataset, files=files, upstream=upstream or dataset.upstream)
+
+
+@pytest.fixture(scope="session")
+def checksum_override():
+    """:func:`miniature_checksums`, for tests."""
+    return miniature_checksums
+
+
+@pytest.fixture(scope="session")
+def release_archive():
+    """:func:`upstream_archive`, for tests."""
+    return upstream_archive
