@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from itertools import zip_longest
 from pathlib import Path
 
 import pyarrow as pa
@@ -24,12 +25,29 @@ BILINGUAL_PAIRS = pa.schema(
 
 
 def read_parallel_text(path_en: Path, path_es: Path) -> Iterator[tuple[str, str, str]]:
-    """Line-aligned text files (Europarl) as ``(line number, English, foreign)``."""
-    with open(path_en, encoding="utf-8") as en, open(path_es, encoding="utf-8") as es:
-        for number, (e, f) in enumerate(zip(en, es, strict=False), start=1):
-            yield str(number), e.rstrip("\n"), f.rstrip("\n")
-        if en.readline() or es.readline():
-            raise DataError(f"{path_en} and {path_es} have different numbers of lines")
+    """Line-aligned UTF-8 text files (Europarl) as ``(line number, English, foreign)``.
+
+    Lines end at ``\\n`` only, so that a carriage return or other line separator inside a
+    sentence never shifts one side against the other; a line that is not UTF-8, or files of
+    different lengths, raise :class:`DataError` naming the file and line.
+    """
+    with open(path_en, "rb") as en, open(path_es, "rb") as es:
+        for number, (e, f) in enumerate(zip_longest(en, es), start=1):
+            if e is None or f is None:
+                short = path_en if e is None else path_es
+                raise DataError(
+                    f"{short}: ends after line {number - 1}, its other side has line {number}; "
+                    f"{path_en} and {path_es} must have the same number of lines"
+                )
+            yield str(number), _utf8(e, path_en, number), _utf8(f, path_es, number)
+
+
+def _utf8(line: bytes, path: Path, number: int) -> str:
+    """A line without its ``\\n``, decoded as UTF-8, or a DataError naming it."""
+    try:
+        return line.removesuffix(b"\n").decode("utf-8")
+    except UnicodeDecodeError as err:
+        raise DataError(f"{path}:{number}: not UTF-8 ({err.reason} at byte {err.start})") from None
 
 
 def bilingual_sentences(

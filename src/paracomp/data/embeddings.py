@@ -24,16 +24,22 @@ def from_kumo(root: Path, matrix_member: str, index_member: str) -> tuple[list[s
 
 def from_glove_text(path: Path) -> tuple[list[str], np.ndarray]:
     """Text vectors, ``word v1 … vd`` per line (GloVe, Paragram; fastText's ``count dim`` header
-    line is skipped). Some GloVe 840B words contain spaces: the vector is the last d fields."""
+    line gives d and is skipped). Some GloVe 840B words contain spaces: the vector is the last
+    d fields. Lines end at ``\\n`` only (a word may hold another line separator)."""
     words: list[str] = []
     rows: list[np.ndarray] = []
     dim = None
-    with open(path, encoding="utf-8", errors="replace") as handle:
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
         for lineno, line in enumerate(handle, start=1):
             parts = line.rstrip("\n").rstrip(" ").split(" ")
             if lineno == 1 and len(parts) == 2 and all(p.isdigit() for p in parts):
+                dim = int(parts[1])
                 continue
             dim = dim or len(parts) - 1
+            if len(parts) <= dim:
+                raise DataError(
+                    f"{path} line {lineno}: expected a word and {dim} values, got {len(parts)} fields"
+                )
             try:
                 rows.append(np.asarray(parts[-dim:], dtype=np.float32))
             except ValueError as exc:

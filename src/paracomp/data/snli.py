@@ -39,18 +39,26 @@ def read_snli_txt(path: Path, tokens: str = "parse") -> list[NliPair]:
     suffix = "_binary_parse" if tokens == "parse" else ""
     split = parse_tokens if tokens == "parse" else lambda text: tuple(text.split())
     with path.open(encoding="utf-8", newline="") as handle:
-        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        rows = csv.reader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        header = next(rows, [])
+        column = {name: i for i, name in enumerate(header)}
         needed = {"gold_label", "pairID", f"sentence1{suffix}", f"sentence2{suffix}"}
-        missing = needed - set(reader.fieldnames or ())
+        missing = needed - set(column)
         if missing:
-            raise DataError(f"{path}: no column(s) {sorted(missing)} in the header")
+            raise DataError(f"{path}:1: no column(s) {sorted(missing)} in the header")
         pairs = []
-        for row in reader:
-            label = row["gold_label"]
+        for row in rows:
+            where = f"{path}:{rows.line_num}"
+            if len(row) != len(header):
+                raise DataError(
+                    f"{where}: expected {len(header)} tab-separated fields, got {len(row)}"
+                )
+            label, pair_id = row[column["gold_label"]], row[column["pairID"]]
             if label == "-":
                 continue
             if label not in LABELS:
-                raise DataError(f"{path}: unknown gold label {label!r} (pair {row['pairID']})")
-            premise, hypothesis = row[f"sentence1{suffix}"], row[f"sentence2{suffix}"]
-            pairs.append(NliPair(row["pairID"], label, split(premise), split(hypothesis)))
+                raise DataError(f"{where}: unknown gold label {label!r} (pair {pair_id})")
+            premise = split(row[column[f"sentence1{suffix}"]])
+            hypothesis = split(row[column[f"sentence2{suffix}"]])
+            pairs.append(NliPair(pair_id, label, premise, hypothesis))
     return pairs

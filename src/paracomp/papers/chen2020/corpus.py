@@ -13,17 +13,20 @@ import pyarrow.compute as pc
 
 from paracomp import artefacts
 from paracomp.corpus.derive import subsample
+from paracomp.errors import DataError
 
 
 def read_paranmt(path: Path) -> pa.Table:
     """ParaNMT's processed release (``para-nmt-5m-processed.txt``: one tab-separated pair a
-    line, already lowercased and tokenised) as SEGMENT_PAIRS; ids are line numbers, lines
-    without two non-empty sides are skipped."""
+    line, already lowercased and tokenised) as SEGMENT_PAIRS; ids are line numbers. A line
+    without a tab is a :class:`DataError` naming it; pairs with an empty side are skipped."""
     ids, s1, s2 = [], [], []
-    with open(path, encoding="utf-8", errors="replace") as handle:
+    with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
         for number, line in enumerate(handle, start=1):
             parts = line.rstrip("\n").split("\t")
-            if len(parts) < 2 or not parts[0].strip() or not parts[1].strip():
+            if len(parts) < 2:
+                raise DataError(f"{path}:{number}: expected 'sentence<TAB>paraphrase', no tab")
+            if not parts[0].strip() or not parts[1].strip():
                 continue
             ids.append(str(number))
             s1.append(" ".join(parts[0].split()))

@@ -25,6 +25,7 @@ import pyarrow.compute as pc
 
 from paracomp import artefacts
 from paracomp.corpus.derive import subsample
+from paracomp.errors import DataError
 
 log = logging.getLogger(__name__)
 
@@ -76,16 +77,25 @@ def token_matched(pool: pa.Table, target: int, seed: int) -> tuple[pa.Table, boo
 
 
 def read_ppdb(paths: Iterable[Path]) -> pa.Table:
-    """Phrase pairs of PPDB files, lowercased, whitespace-normalised; ids ``file:line``."""
+    """Phrase pairs of PPDB files, lowercased, whitespace-normalised; ids ``file:line``.
+
+    A line is a mirror pair (``p1|||p2`` or ``p1|||p2|||score``) or a release rule (``LHS |||
+    phrase ||| paraphrase ||| features ||| alignment``, PPDB 2.0 adding ``||| entailment``);
+    any other field count, or an empty side, is a :class:`DataError` naming the line.
+    """
     ids, s1, s2 = [], [], []
     for path in paths:
-        with open(path, encoding="utf-8", errors="replace") as handle:
+        with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
             for number, line in enumerate(handle, start=1):
                 parts = [p.strip() for p in line.rstrip("\n").split("|||")]
-                if len(parts) >= 4:  # release format: LHS ||| phrase ||| paraphrase ||| …
+                if len(parts) in (5, 6):  # release format: LHS ||| phrase ||| paraphrase ||| …
                     parts = parts[1:3]
-                if len(parts) < 2 or not parts[0] or not parts[1]:
-                    continue
+                if len(parts) not in (2, 3) or not parts[0] or not parts[1]:
+                    raise DataError(
+                        f"{path}:{number}: expected 'p1|||p2[|||score]' or a PPDB rule "
+                        f"'LHS ||| phrase ||| paraphrase ||| features ||| alignment', "
+                        f"got {line.rstrip()!r}"
+                    )
                 ids.append(f"{path.name}:{number}")
                 s1.append(" ".join(parts[0].lower().split()))
                 s2.append(" ".join(parts[1].lower().split()))
@@ -94,13 +104,30 @@ def read_ppdb(paths: Iterable[Path]) -> pa.Table:
 
 def read_simpwiki(folder: Path) -> pa.Table:
     """SimpWiki v2: (simple, normal) from line i of each file's last tab field, lowercased
-    and whitespace-tokenised, as jwieting/acl2017's ``main/train.py`` reads them."""
+    and whitespace-tokenised, as jwieting/acl2017's ``main/train.py`` reads them. A line
+    without its three fields (article title, paragraph number, sentence), or files of
+    different lengths, raise :class:`DataError`; pairs with an empty side are skipped."""
 
     def side(name: str) -> list[str]:
-        with open(folder / name, encoding="utf-8", errors="replace") as handle:
-            return [" ".join(line.rstrip("\n").split("\t")[-1].lower().split()) for line in handle]
+        path = folder / name
+        sentences = []
+        with open(path, encoding="utf-8", errors="replace", newline="\n") as handle:
+            for number, line in enumerate(handle, start=1):
+                fields = line.rstrip("\n").split("\t")
+                if len(fields) < 3:
+                    raise DataError(
+                        f"{path}:{number}: expected 'title<TAB>paragraph<TAB>sentence', "
+                        f"got {len(fields)} field(s)"
+                    )
+                sentences.append(" ".join(fields[-1].lower().split()))
+        return sentences
 
     simple, normal = side("simple.aligned"), side("normal.aligned")
+    if len(simple) != len(normal):
+        raise DataError(
+            f"{folder / 'simple.aligned'} has {len(simple)} lines but "
+            f"{folder / 'normal.aligned'} has {len(normal)}; line i of each is a pair"
+        )
     kept = [(i, a, b) for i, (a, b) in enumerate(zip(simple, normal, strict=True)) if a and b]
     return segment_pairs([str(i + 1) for i, _, _ in kept], [a for _, a, _ in kept],
                          [b for _, _, b in kept])  # fmt: skip
