@@ -1,6 +1,7 @@
 # Scheepers et al. 2018 Table 1: the lemma-definition split, its initial word rows, one
 # CompVec run per (embeddings, composition, Original|CompVec) cell pair through the generic
-# trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES).
+# trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES); each
+# run a leaderboard model (LEADERBOARD, rules/common.smk).
 from paracomp.papers.scheepers2018.workflow import (
     MEASURE_SETS as SCHEEPERS2018_MEASURE_SETS,
     Inputs as Scheepers2018Inputs,
@@ -14,6 +15,8 @@ SCHEEPERS2018_IN = Scheepers2018Inputs(
     dataset_folder("compvec-wordnet"),
     set_paths(SCHEEPERS2018_MEASURE_SETS),
 )
+
+LEADERBOARD.update(SCHEEPERS2018_IN.leaderboard())
 
 
 wildcard_constraints:
