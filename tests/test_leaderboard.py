@@ -222,3 +222,10 @@ def test_leaderboard_dag_covers_every_papers_runs(tmp_path, mirror, dry_run):
     assert "--embeddings resources/embeddings/glove-6b-50d.parquet" in out
     assert "wieting2017 select-point --points gran_dropout_scrambling=" in out
     assert '"wieting2015/rnn_phrases": {"paper": "wieting2015", "eval": null' in out
+
+
+def test_fallback_needs_a_run(tmp_path, capsys):
+    args = ["evaluate", "--embeddings", str(tmp_path / "e.parquet"), "--fallback", "f.parquet"]
+    args += ["--tokenizer", "whitespace", "--lowercase", "--oov", "skip", "--out", str(tmp_path)]
+    assert main(args) == 2
+    assert "--fallback is for a run folder (--run) only" in capsys.readouterr().err

@@ -8,9 +8,12 @@ from pathlib import Path
 
 def _evaluate(args: argparse.Namespace) -> None:
     from paracomp.cli.args import key_values
+    from paracomp.errors import ConfigError
     from paracomp.eval.model_encoder import embeddings_encoder, run_encoder
     from paracomp.eval.run import evaluate_model
 
+    if args.fallback and args.run is None:
+        raise ConfigError("paracomp evaluate: --fallback is for a run folder (--run) only")
     if args.run is not None:
         encoding, encoder = run_encoder(
             Path(args.run), Path(args.fallback) if args.fallback else None

@@ -79,6 +79,48 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(kept) / len(kept) if kept else None
 
 
+def _composition(folder: Path) -> str:
+    encoder = folder / "encoder.json"
+    try:
+        return str(json.loads(encoder.read_text())["composition"])
+    except (FileNotFoundError, KeyError, json.JSONDecodeError) as exc:
+        raise DataError(f"{encoder}: no composition ({type(exc).__name__})") from None
+
+
+def _sts_scores(
+    path: Path, sets: Sequence[str], unscored: list[str]
+) -> tuple[dict[str, float | None], dict[str, float | None]]:
+    """Per set the mean over its scored subsets, and the subsets of sets with several; what
+    has no score is appended to ``unscored``."""
+    sts = _csv(path, ["dataset", "subset", "n", "pearson"])
+    means: dict[str, float | None] = {}
+    subsets: dict[str, float | None] = {}
+    for name in sets:
+        found = sts[sts["dataset"] == name]
+        values = {str(r.subset): _scored(r.pearson, r.n) for r in found.itertuples()}
+        unscored += [name if s == "*" else f"{name}/{s}" for s, v in values.items() if v is None]
+        if not len(found):
+            unscored.append(name)
+        means[name] = _mean(list(values.values()))
+        named = {s: v for s, v in values.items() if s != "*"}
+        if len(named) > 1:
+            subsets.update({f"{name}/{s}": v for s, v in named.items()})
+    return means, subsets
+
+
+def _word_scores(path: Path, sets: Sequence[str], unscored: list[str]) -> dict[str, float | None]:
+    words = _csv(path, ["dataset", "n", "spearman"])
+    scores: dict[str, float | None] = {}
+    for name in sets:
+        found = words[words["dataset"] == name]
+        scores[name] = (
+            _scored(found["spearman"].iloc[0], found["n"].iloc[0]) if len(found) else None
+        )
+        if scores[name] is None:
+            unscored.append(name)
+    return scores
+
+
 def model_row(
     entry: Entry, sts_sets: Sequence[str], wordsim_sets: Sequence[str]
 ) -> dict[str, object]:
@@ -90,36 +132,13 @@ def model_row(
         row.update(dict.fromkeys([*sts_sets, STS_MEAN, *wordsim_sets, WORDSIM_MEAN]))
         row["note"] = "; ".join(notes)
         return row
-    folder = entry.evaluation
-    encoder = folder / "encoder.json"
-    try:
-        row["composition"] = json.loads(encoder.read_text())["composition"]
-    except (FileNotFoundError, KeyError, json.JSONDecodeError) as exc:
-        raise DataError(f"{encoder}: no composition ({type(exc).__name__})") from None
-    sts = _csv(folder / "sts.csv", ["dataset", "subset", "n", "pearson"])
-    unscored = []
-    for name in sts_sets:
-        subsets = sts[sts["dataset"] == name]
-        values = {}
-        for r in subsets.itertuples():
-            value = _scored(r.pearson, r.n)
-            values[str(r.subset)] = value
-            if value is None:
-                unscored.append(name if r.subset == "*" else f"{name}/{r.subset}")
-        if not len(subsets):
-            unscored.append(name)
-        row[name] = _mean(list(values.values()))
-        if len([s for s in values if s != "*"]) > 1:
-            row.update({f"{name}/{s}": v for s, v in values.items() if s != "*"})
-    row[STS_MEAN] = _mean([row[name] for name in sts_sets])  # type: ignore[misc]
-    words = _csv(folder / "wordsim.csv", ["dataset", "n", "spearman"])
-    for name in wordsim_sets:
-        found = words[words["dataset"] == name]
-        value = _scored(found["spearman"].iloc[0], found["n"].iloc[0]) if len(found) else None
-        row[name] = value
-        if value is None:
-            unscored.append(name)
-    row[WORDSIM_MEAN] = _mean([row[name] for name in wordsim_sets])  # type: ignore[misc]
+    row["composition"] = _composition(entry.evaluation)
+    unscored: list[str] = []
+    sts, subsets = _sts_scores(entry.evaluation / "sts.csv", sts_sets, unscored)
+    words = _word_scores(entry.evaluation / "wordsim.csv", wordsim_sets, unscored)
+    row.update({**sts, STS_MEAN: _mean(list(sts.values()))})
+    row.update({**words, WORDSIM_MEAN: _mean(list(words.values()))})
+    row.update(subsets)
     if unscored:
         notes.append(f"no score: {', '.join(unscored)}")
     row["note"] = "; ".join(notes)
