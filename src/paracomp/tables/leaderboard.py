@@ -190,6 +190,7 @@ def plot(frame: pd.DataFrame, out_png: Path) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.patches import Patch
 
     scored = frame[frame[STS_MEAN].notna()].iloc[::-1]
     papers = sorted(set(frame["paper"].fillna("")))
@@ -198,9 +199,8 @@ def plot(frame: pd.DataFrame, out_png: Path) -> None:
     if len(scored):
         labels = scored["paper"].fillna("")
         ax.barh(scored["model"], scored[STS_MEAN], color=[colours[p] for p in labels])
-        for paper, colour in colours.items():
-            ax.barh([], [], color=colour, label=paper or "pretrained")
-        ax.legend(fontsize=7, loc="lower right")
+        handles = [Patch(color=colours[p], label=p or "pretrained") for p in sorted(set(labels))]
+        ax.legend(handles=handles, fontsize=7, loc="lower right")
     else:
         ax.text(0.5, 0.5, "no model has a score", ha="center", va="center")
     ax.set_xlabel(f"{STS_MEAN}: mean Pearson r ×100 over the sentence-pair sets")
