@@ -1,7 +1,8 @@
 # paracomp: regenerate the results tables of five papers on paraphrastic and compositional
 # embeddings. Thin by design: configuration, includes and the default target; logic lives in
 # the `paracomp` package (src/paracomp), which every rule calls through its CLI. Generic stages
-# are in rules/, each paper's rules in rules/papers/<paper>.smk (one per paracomp.papers.PAPERS).
+# are in rules/, each paper's rules in rules/papers/<paper>.smk (one per paracomp.papers.PAPERS),
+# included before the evaluation and the tables, which read what the papers registered.
 from snakemake.utils import min_version
 
 from paracomp.papers import PAPERS
@@ -17,7 +18,6 @@ include: "rules/download.smk"
 include: "rules/sets.smk"
 include: "rules/corpus.smk"
 include: "rules/train.smk"
-include: "rules/evaluate.smk"
 
 
 for paper in PAPERS:
@@ -25,6 +25,7 @@ for paper in PAPERS:
     include: f"rules/papers/{paper}.smk"
 
 
+include: "rules/evaluate.smk"
 include: "rules/tables.smk"
 
 

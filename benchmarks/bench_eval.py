@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 
+from paracomp.eval.model_encoder import embeddings_encoder
 from paracomp.eval.run import evaluate_model
 
 
@@ -31,8 +32,9 @@ def main() -> None:
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory() as out:
             start = time.perf_counter()
+            encoding, encoder = embeddings_encoder(Path(args.embeddings), "skip")
             evaluate_model(
-                Path(args.embeddings), sts, wordsim, {}, {}, "moses", True, "skip", Path(out)
+                encoding, encoder, sts, wordsim, {}, {}, "moses", True, "skip", Path(out)
             )
             times.append(time.perf_counter() - start)
     print(f"sets: {len(sts)} sentence-pair ({pairs} rows), {len(wordsim)} word-pair")

@@ -3,6 +3,7 @@
 # data and tables in the registries below. Nothing here imports torch.
 import json
 import re
+import shlex
 from pathlib import Path
 
 from snakemake.logging import logger
@@ -221,28 +222,66 @@ def runs_of(paper: str) -> dict:
     return block(paper).get("runs", {})
 
 
-def trained_models() -> list[str]:
-    """Every run of every paper, as the model ``<paper>/<run>``."""
-    return [f"{paper}/{run}" for paper in BLOCKS for run in runs_of(paper)]
-
-
 def model_of(paper: str, name: str) -> str:
     """A table column's ``model``: the paper's run ``name`` if it has one, else the
     pretrained model ``name``."""
     return f"{paper}/{name}" if name in runs_of(paper) else name
 
 
-def model_embeddings(wildcards) -> str:
-    """Embeddings of a pretrained model (catalogue) or of a training run."""
-    if wildcards.model in config["models"]:
-        return f"resources/embeddings/{config['models'][wildcards.model]['embeddings']}.parquet"
-    paper, run = wildcards.model.split("/", 1)
-    return f"results/{paper}/runs/{run}/embeddings.parquet"
+LEADERBOARD: dict = {}
+"""model ``<paper>/<name>`` -> its entry, for a paper's models beyond its generic runs (papers
+register): ``paper`` and ``run`` (a run folder, evaluated through its own composer; with
+``fallback``, the vectors of the words outside its vocabulary), ``embeddings`` (word vectors,
+averaged) or neither, with a ``note`` saying why it has no scores and its ``composition``."""
+
+
+def leaderboard_models() -> dict[str, dict]:
+    """Every model of the leaderboard -> its entry (as :data:`LEADERBOARD`'s): the pretrained
+    models, every paper's generic runs and the papers' registered models."""
+    models = {
+        name: {"paper": "", "embeddings": f"resources/embeddings/{spec['embeddings']}.parquet"}
+        for name, spec in config["models"].items()
+    }
+    for paper in BLOCKS:
+        for run in runs_of(paper):
+            models[f"{paper}/{run}"] = {"paper": paper, "run": f"results/{paper}/runs/{run}"}
+    return {**models, **LEADERBOARD}
+
+
+def evaluated_models() -> list[str]:
+    """The models the generic evaluator scores: those with a run folder or word vectors."""
+    return [m for m, e in leaderboard_models().items() if "run" in e or "embeddings" in e]
+
+
+def model_entry(model: str) -> dict:
+    try:
+        return leaderboard_models()[model]
+    except KeyError:
+        raise ValueError(f"model {model!r} is neither in config models nor a paper's") from None
+
+
+def model_source(wildcards) -> dict:
+    """The files a model is read from: a run's composer and rows (and fallback vectors), or
+    its embeddings."""
+    entry = model_entry(wildcards.model)
+    if "run" in entry:
+        files = {"run": [f"{entry['run']}/{name}" for name in ("composer.pt", "embeddings.parquet")]}
+        return files | ({"fallback": entry["fallback"]} if "fallback" in entry else {})
+    return {"embeddings": entry["embeddings"]}
+
+
+def model_source_args(wildcards) -> str:
+    """``--run <folder> [--fallback <vectors>]`` or ``--embeddings <vectors>``."""
+    entry = model_entry(wildcards.model)
+    if "run" not in entry:
+        return f"--embeddings {shlex.quote(entry['embeddings'])}"
+    fallback = f" --fallback {shlex.quote(entry['fallback'])}" if "fallback" in entry else ""
+    return f"--run {shlex.quote(entry['run'])}{fallback}"
 
 
 def eval_inputs(wildcards) -> dict:
     return {
-        "embeddings": model_embeddings(wildcards),
+        **model_source(wildcards),
         "sts": set_paths(EVAL["sts_sets"]),
         "wordsim": set_paths(EVAL["wordsim_sets"]),
     }
@@ -497,6 +536,28 @@ def overview_compare_args(wildcards) -> list[str]:
     return [f"{table}={path}" for table, path in compare.items()]
 
 
+def leaderboard_inputs(wildcards) -> list[str]:
+    """The evaluation files of every evaluated model."""
+    names = ("sts.csv", "wordsim.csv", "encoder.json")
+    return [f"results/eval/{model}/{name}" for model in evaluated_models() for name in names]
+
+
+def leaderboard_spec(wildcards) -> str:
+    """Every model of the leaderboard as JSON ``{model: {paper, eval, note, composition}}``."""
+    evaluated = set(evaluated_models())
+    return json.dumps(
+        {
+            model: {
+                "paper": entry["paper"],
+                "eval": f"results/eval/{model}" if model in evaluated else None,
+                "note": entry.get("note", ""),
+                "composition": entry.get("composition", ""),
+            }
+            for model, entry in leaderboard_models().items()
+        }
+    )
+
+
 def all_targets() -> list[str]:
     evals = [f"results/eval/{model}/sts.csv" for model in buildable_models()]
     return [target for paper in BLOCKS for target in table_targets(paper)] + evals
@@ -506,7 +567,6 @@ wildcard_constraints:
     paper="|".join(PAPERS),
     table=r"table\d+",
     set="|".join(map(re.escape, CATALOG.sets)),
-    model="|".join(map(re.escape, [*config["models"], *trained_models()])),
     point=r"\d+",
     stack=r"\d+",
     run="|".join(map(re.escape, sorted({run for paper in BLOCKS for run in runs_of(paper)}))),

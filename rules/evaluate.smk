@@ -1,5 +1,6 @@
-# Evaluation of a model (pretrained vectors, or a paper's run `<paper>/<run>`) on every
-# configured sentence-pair and word-similarity set.
+# Evaluation of a model on every configured sentence-pair and word-similarity set: pretrained
+# vectors (rows averaged), a paper's run `<paper>/<run>` (through its own composer) or a model a
+# paper registered in LEADERBOARD (rules/common.smk). Included after the papers' rules files.
 
 
 rule evaluate:
@@ -9,11 +10,15 @@ rule evaluate:
         sts="results/eval/{model}/sts.csv",
         pairs="results/eval/{model}/pairs.parquet",
         wordsim="results/eval/{model}/wordsim.csv",
+        encoder="results/eval/{model}/encoder.json",
+    wildcard_constraints:
+        model="|".join(map(re.escape, evaluated_models())),
     log:
         "logs/evaluate/{model}.log",
     benchmark:
         "benchmarks/snakemake/evaluate/{model}.tsv"
     params:
+        model=model_source_args,
         splits=eval_splits,
         unavailable=eval_unavailable,
         tokenizer=EVAL["tokenizer"],
@@ -25,7 +30,7 @@ rule evaluate:
     conda:
         "../envs/paracomp.yaml"
     shell:
-        "paracomp evaluate --embeddings {input.embeddings:q} --sts {input.sts:q}"
+        "paracomp evaluate {params.model} --sts {input.sts:q}"
         " --wordsim {input.wordsim:q} --split {params.splits:q} --unavailable {params.unavailable:q}"
         " --tokenizer {params.tokenizer} {params.lowercase} --oov {params.oov}"
         " --out results/eval/{wildcards.model} > {log} 2>&1"

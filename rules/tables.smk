@@ -4,7 +4,9 @@
 # itself are in CUSTOM_TABLES (rules/common.smk). Included after the papers' rules files.
 # Then each paper's findings (its claims, src/paracomp/papers/<paper>/findings.yaml, checked on
 # the printed numbers and on ours), its overview (every table against print, and the
-# findings) and the named target `findings`.
+# findings) and the named target `findings`; the leaderboard (every model of config `models`,
+# every paper's runs and the models papers registered in LEADERBOARD, on the evaluator's sets)
+# and its named target `leaderboard`.
 
 
 for _paper in BLOCKS:
@@ -143,3 +145,50 @@ rule paper_overview:
 rule findings:
     input:
         [f"results/{paper}/{name}.csv" for paper in FINDINGS for name in ("findings", "overview")],
+
+
+rule leaderboard_table:
+    input:
+        leaderboard_inputs,
+    output:
+        table=report(
+            "results/leaderboard.csv",
+            category="leaderboard",
+            labels={"file": "table"},
+            caption="../workflow/report/leaderboard.rst",
+        ),
+        markdown=report(
+            "results/leaderboard.md",
+            category="leaderboard",
+            labels={"file": "markdown"},
+            caption="../workflow/report/leaderboard.rst",
+        ),
+        plot=report(
+            "results/leaderboard.png",
+            category="leaderboard",
+            labels={"file": "plot"},
+            caption="../workflow/report/leaderboard.rst",
+        ),
+    log:
+        "logs/leaderboard.log",
+    benchmark:
+        "benchmarks/snakemake/leaderboard.tsv"
+    params:
+        models=leaderboard_spec,
+        sts=EVAL["sts_sets"],
+        wordsim=EVAL["wordsim_sets"],
+    localrule: True
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp leaderboard --models {params.models:q} --sts-sets {params.sts:q}"
+        " --wordsim-sets {params.wordsim:q} --out {output.table:q}"
+        " --markdown {output.markdown:q} --plot {output.plot:q} > {log} 2>&1"
+
+
+rule leaderboard:
+    input:
+        "results/leaderboard.csv",

@@ -1,6 +1,7 @@
 # Scheepers et al. 2018 Table 1: the lemma-definition split, its initial word rows, one
 # CompVec run per (embeddings, composition, Original|CompVec) cell pair through the generic
-# trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES).
+# trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES); each
+# run a leaderboard model (LEADERBOARD, rules/common.smk).
 from paracomp.papers.scheepers2018.workflow import (
     MEASURE_SETS as SCHEEPERS2018_MEASURE_SETS,
     Inputs as Scheepers2018Inputs,
@@ -17,6 +18,8 @@ SCHEEPERS2018_IN = Scheepers2018Inputs(
 )
 SCHEEPERS2018_EMBEDDINGS = SCHEEPERS2018_IN.embeddings_pattern()
 """The embeddings Table 1's groups name: catalogue entries or embeddings a paper's rules build."""
+
+LEADERBOARD.update(SCHEEPERS2018_IN.leaderboard())
 
 
 wildcard_constraints:

@@ -1,7 +1,8 @@
 # Wieting et al. 2015: PARAGRAM word vectors from PPDB lexical pairs (one job per grid point,
 # selection by 2*WS-S - WS-R or by SimLex-999), the RNN phrase model on PPDB phrase and
 # bigram pairs (one job per grid point, selection on the development sets), vector-addition
-# baselines, the static CNN of Table 4 and Tables 1-9 (all built here: CUSTOM_TABLES).
+# baselines, the static CNN of Table 4 and Tables 1-9 (all built here: CUSTOM_TABLES); the
+# PARAGRAM vectors and the RNNs as leaderboard models (LEADERBOARD, rules/common.smk).
 # Training is the generic `paracomp train` (objective paraphrase, sampler max_skip).
 from paracomp.papers.wieting2015.workflow import (
     PARAGRAM as WIETING2015_PARAGRAM,
@@ -35,6 +36,8 @@ WIETING2015_IN = Wieting2015Inputs(
     tuple(config["sources"]),
     {s: f"resources/sets/{s}.parquet" for s in WIETING2015_WORD_SETS},
 )
+
+LEADERBOARD.update(WIETING2015_IN.leaderboard())
 
 
 wildcard_constraints:

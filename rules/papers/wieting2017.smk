@@ -7,7 +7,8 @@
 # supervised STS and SICK runs (one job per grid point and task; "universal" ones start from
 # a transfer run's point) and Tables 5, 6 and 8; the gate analysis of Tables 9-11 (World
 # English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
-# selected GRAN at each token).
+# selected GRAN at each token). Each transfer run's point picked by "2016 STS" is copied to
+# selected/<run>/, its leaderboard model (LEADERBOARD, rules/common.smk).
 from paracomp.papers.wieting2017.workflow import (
     GATE_TABLES as WIETING2017_GATE_TABLES,
     R as WIETING2017_R,
@@ -36,6 +37,8 @@ WIETING2017_IN = Wieting2017Inputs(
     EVAL["tokenizer"],
     EVAL["lowercase"],
 )
+
+LEADERBOARD.update(WIETING2017_IN.leaderboard())
 
 
 wildcard_constraints:
@@ -152,6 +155,31 @@ rule wieting2017_point:
         " && paracomp wieting2017 transfer --run {params.folder:q} --run-name {wildcards.w17run}"
         " --index {wildcards.w17point} --train-record {output.train:q} {params.sets}"
         " --out {params.folder:q}) > {log} 2>&1"
+
+
+rule wieting2017_selected_point:
+    input:
+        WIETING2017_IN.selected_inputs,
+    output:
+        composer=f"{WIETING2017_W}/selected/{{w17run}}/composer.pt",
+        embeddings=f"{WIETING2017_W}/selected/{{w17run}}/embeddings.parquet",
+        record=f"{WIETING2017_W}/selected/{{w17run}}/selected.json",
+    log:
+        "logs/wieting2017/selected/{w17run}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/selected/{w17run}.tsv"
+    params:
+        points=WIETING2017_IN.selected_args,
+        folder=f"{WIETING2017_W}/selected/{{w17run}}",
+    localrule: True
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 select-point {params.points} --selection sts2016"
+        " --out {params.folder:q} > {log} 2>&1"
 
 
 rule wieting2017_transfer_table:

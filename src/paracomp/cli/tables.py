@@ -1,6 +1,7 @@
 """``paracomp table``: a paper table built from model evaluations and statistics;
 ``paracomp findings``: a paper's claims checked on its tables; ``paracomp overview``: how far
-its tables are from print, and its findings."""
+its tables are from print, and its findings; ``paracomp leaderboard``: every model on the
+evaluator's sets."""
 
 from __future__ import annotations
 
@@ -42,6 +43,15 @@ def _overview(args: argparse.Namespace) -> None:
     write_overview(args.paper, compare, Path(args.findings), Path(args.out), Path(args.markdown))
 
 
+def _leaderboard(args: argparse.Namespace) -> None:
+    from paracomp.tables.leaderboard import read_entries, write_leaderboard
+
+    write_leaderboard(
+        read_entries(args.models), args.sts_sets, args.wordsim_sets,
+        Path(args.out), Path(args.markdown), Path(args.plot),
+    )  # fmt: skip
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
     p.add_argument("paper")
@@ -69,3 +79,14 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="overview CSV (one row per table)")
     p.add_argument("--markdown", required=True, help="overview markdown")
     p.set_defaults(func=_overview)
+    p = sub.add_parser("leaderboard", help="every model on the evaluator's sets, one table")
+    p.add_argument(
+        "--models", required=True,
+        help="JSON {model: {paper, eval (evaluation folder or null), note, composition}}",
+    )  # fmt: skip
+    p.add_argument("--sts-sets", nargs="*", default=[], help="sentence-pair sets, in order")
+    p.add_argument("--wordsim-sets", nargs="*", default=[], help="word sets, in order")
+    p.add_argument("--out", required=True, help="leaderboard CSV")
+    p.add_argument("--markdown", required=True, help="leaderboard markdown")
+    p.add_argument("--plot", required=True, help="leaderboard bar plot (PNG)")
+    p.set_defaults(func=_leaderboard)

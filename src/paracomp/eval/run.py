@@ -10,9 +10,10 @@ from pathlib import Path
 import pandas as pd
 
 from paracomp import artefacts
-from paracomp.atomic import atomic_path
+from paracomp.atomic import atomic_path, write_json
 from paracomp.data.parsers import missing_subsets
-from paracomp.eval.encode import AveragedEmbeddings
+from paracomp.eval.encode import SentenceEncoder
+from paracomp.eval.model_encoder import Encoding
 from paracomp.eval.sts import METRIC_COLUMNS, predict_pairs, subset_metrics
 from paracomp.eval.wordsim import WORDSIM_COLUMNS, evaluate_wordsim
 
@@ -80,7 +81,8 @@ def score_sets(
 
 
 def evaluate_model(
-    embeddings: Path,
+    encoding: Encoding,
+    encoder: SentenceEncoder,
     sts_sets: list[Path],
     wordsim_sets: list[Path],
     unavailable: dict[str, str],
@@ -90,12 +92,10 @@ def evaluate_model(
     oov: str,
     out: Path,
 ) -> None:
-    """Write ``sts.csv`` (per subset), ``pairs.parquet`` (per pair) and ``wordsim.csv``."""
+    """Write ``sts.csv`` (per subset), ``pairs.parquet`` (per pair), ``wordsim.csv`` and
+    ``encoder.json`` (``encoding``: how the model composes)."""
     start = time.perf_counter()
-    words, matrix = artefacts.read_embeddings(embeddings)
-    encoder = AveragedEmbeddings(words, matrix, oov)
-    log.info("loaded %s: %d x %d in %.1fs", embeddings, *matrix.shape, time.perf_counter() - start)
-
+    log.info("evaluating %s (%s)", encoding.source, encoding.composition)
     sts, pairs = score_sets(sts_sets, encoder, splits, unavailable, tokenizer, lowercase, oov)
 
     ws_rows = []
@@ -108,6 +108,7 @@ def evaluate_model(
     wordsim = pd.DataFrame(ws_rows, columns=[*WORDSIM_COLUMNS, "source", "note"])
 
     out.mkdir(parents=True, exist_ok=True)
+    write_json(out / "encoder.json", encoding.to_dict())
     with atomic_path(out / "pairs.parquet") as tmp:
         pairs.to_parquet(tmp, index=False)
     with atomic_path(out / "wordsim.csv") as tmp:

@@ -3,10 +3,13 @@ hand-made inputs."""
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pyarrow as pa
 import pytest
 
+from paracomp.errors import DataError
 from paracomp.papers.wieting2017.data import sentence_pairs, token_matched, tokens
 from paracomp.papers.wieting2017.tables import error_examples, scale
 from paracomp.papers.wieting2017.transfer import (
@@ -14,6 +17,7 @@ from paracomp.papers.wieting2017.transfer import (
     STS_SUBSETS,
     TRANSFER_SUBSETS,
     PointScores,
+    copy_selected,
     select,
 )
 
@@ -95,3 +99,23 @@ def test_error_examples_follow_the_papers_three_kinds():
     assert rows.iloc[0]["avg"] == 4.0  # the largest AVG-over-LSTMAVG error gap first
     assert rows.iloc[4]["lavg"] == 4.5
     assert list(scale(pd.Series([-0.2, 0.5, 1.0]).to_numpy())) == [0.0, 2.5, 5.0]
+
+
+def test_copy_selected_makes_the_sts2016_point_a_run_folder(tmp_path):
+    """The leaderboard's model of a run: the files of the point "2016 STS" picks."""
+    points = [_point(0, 0.60, 0.70), _point(1, 0.65, 0.50)]
+    for point in points:
+        point.folder = tmp_path / str(point.point)
+        point.folder.mkdir()
+        for name in ("composer.pt", "embeddings.parquet"):
+            (point.folder / name).write_bytes(f"{name} of {point.point}".encode())
+    picked = copy_selected(points, "sts2016", tmp_path / "selected")
+    assert picked.point == 0
+    assert (tmp_path / "selected/composer.pt").read_bytes() == b"composer.pt of 0"
+    assert (tmp_path / "selected/embeddings.parquet").read_bytes() == b"embeddings.parquet of 0"
+    record = json.loads((tmp_path / "selected/selected.json").read_text())
+    assert record["point"] == 0 and record["criterion_mean"] == pytest.approx(70.0)
+    assert copy_selected(points, "oracle", tmp_path / "oracle").point == 1
+    unscored = PointScores("run", 0, {}, folder=tmp_path / "0")
+    with pytest.raises(DataError, match="run run: no point has a sts2016 score"):
+        copy_selected([unscored], "sts2016", tmp_path / "none")

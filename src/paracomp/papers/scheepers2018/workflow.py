@@ -109,6 +109,20 @@ class Inputs:
             for variant in VARIANTS
         ]
 
+    def leaderboard(self) -> dict[str, dict[str, str]]:
+        """Each CompVec run of Table 1 as a leaderboard model ``scheepers2018/<group>_<composition>_<variant>``:
+        its folder, and its pretrained vectors for the words outside its vocabulary."""
+        return {
+            f"scheepers2018/{group}_{composition}_{variant}": {
+                "paper": "scheepers2018",
+                "run": f"{RUNS}/{self.split()}/{embeddings}/{composition}/{variant}",
+                "fallback": f"resources/embeddings/{embeddings}.parquet",
+            }
+            for group, embeddings in self.groups().items()
+            for composition in self.block["compositions"]
+            for variant in VARIANTS
+        }
+
     def runs_args(self, wildcards) -> list[str]:
         return [f"{g}={RUNS}/{self.split()}/{e}" for g, e in self.groups().items()]
 

@@ -187,6 +187,15 @@ def _gates(args: argparse.Namespace) -> None:
     })  # fmt: skip
 
 
+def _select_point(args: argparse.Namespace) -> None:
+    from paracomp.papers.wieting2017.tables import load_points
+    from paracomp.papers.wieting2017.transfer import copy_selected
+
+    ((run, points),) = load_points(args.points).items()
+    point = copy_selected(points, args.selection, Path(args.out))
+    log.info("run %s: point %d of %d selected by %s", run, point.point, len(points), args.selection)
+
+
 def _gate_table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.gates import write_gate_table
 
@@ -281,6 +290,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="tokens with their norm (parquet)")
     p.add_argument("--record", required=True, help="the selected point and counts (JSON)")
     p.set_defaults(func=_gates)
+
+    p = cmds.add_parser("select-point", help="a run folder of the point a selection picks")
+    p.add_argument("--points", nargs="+", required=True, metavar="RUN=FOLDER")
+    p.add_argument("--selection", default="sts2016", choices=["oracle", "sts2016"])
+    p.add_argument("--out", required=True, help="folder: composer, word rows, selected.json")
+    p.set_defaults(func=_select_point)
 
     p = cmds.add_parser("gate-table", help="build a gate table (9, 10, 11)")
     p.add_argument("table", choices=["table9", "table10", "table11"])

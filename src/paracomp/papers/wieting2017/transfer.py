@@ -20,6 +20,7 @@ from pathlib import Path
 import pandas as pd
 
 from paracomp.data.parsers import EXPECTED_SUBSETS
+from paracomp.errors import DataError
 
 TRANSFER_SUBSETS: tuple[tuple[str, str], ...] = (
     *(
@@ -120,3 +121,27 @@ def select(points: Sequence[PointScores], criterion: str) -> PointScores | None:
         if value is not None and value > best_value:
             best, best_value = point, value
     return best
+
+
+def copy_selected(points: Sequence[PointScores], criterion: str, out: Path) -> PointScores:
+    """Copy the run files (composer and word rows) of the point ``criterion`` picks into the
+    folder ``out``, a run folder of its own, with ``selected.json`` naming the point."""
+    import shutil
+
+    from paracomp.atomic import atomic_path, write_json
+    from paracomp.train.run_folder import COMPOSER, EMBEDDINGS
+
+    point = select(points, criterion)
+    if point is None or point.folder is None:
+        run = points[0].run if points else "?"
+        raise DataError(f"run {run}: no point has a {criterion} score to be selected by")
+    out.mkdir(parents=True, exist_ok=True)
+    for name in (COMPOSER, EMBEDDINGS):
+        with atomic_path(out / name) as tmp:
+            shutil.copyfile(point.folder / name, tmp)
+    write_json(out / "selected.json", {
+        "run": point.run, "point": point.point, "settings": point.settings,
+        "folder": str(point.folder), "criterion": criterion,
+        "criterion_mean": point.mean(CRITERIA[criterion]),
+    })  # fmt: skip
+    return point

@@ -203,6 +203,24 @@ class Inputs:
     def point_folders(self, run: str) -> list[str]:
         return [f"{W}/points/{run}/{p}" for p in range(len(self.points(run)))]
 
+    # -- the leaderboard ------------------------------------------------------------------
+
+    def leaderboard(self) -> dict[str, dict[str, str]]:
+        """Each transfer run as a leaderboard model: the run folder of its point picked by
+        "2016 STS" (the paper's selection that reads no transfer set)."""
+        return {
+            f"wieting2017/{run}": {"paper": "wieting2017", "run": f"{W}/selected/{run}"}
+            for run in self.runs()
+        }
+
+    def selected_inputs(self, wildcards) -> list[str]:
+        files = ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")
+        return [f"{d}/{n}" for d in self.point_folders(wildcards.w17run) for n in files]
+
+    def selected_args(self, wildcards) -> str:
+        run = wildcards.w17run
+        return "--points " + " ".join(f"{run}={d}" for d in self.point_folders(run))
+
     # -- supervised runs (Tables 5, 6, 8) --------------------------------------------------
 
     def supervised_runs(self) -> dict[str, Mapping[str, Any]]:
