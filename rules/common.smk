@@ -238,14 +238,19 @@ averaged) or neither, with a ``note`` saying why it has no scores and its ``comp
 def leaderboard_models() -> dict[str, dict]:
     """Every model of the leaderboard -> its entry (as :data:`LEADERBOARD`'s): the pretrained
     models, every paper's generic runs and the papers' registered models."""
-    models = {
-        name: {"paper": "", "embeddings": f"resources/embeddings/{spec['embeddings']}.parquet"}
-        for name, spec in config["models"].items()
-    }
+    models = {name: pretrained_entry(spec["embeddings"]) for name, spec in config["models"].items()}
     for paper in BLOCKS:
         for run in runs_of(paper):
             models[f"{paper}/{run}"] = {"paper": paper, "run": f"results/{paper}/runs/{run}"}
     return {**models, **LEADERBOARD}
+
+
+def pretrained_entry(embeddings: str) -> dict:
+    """The leaderboard entry of pretrained vectors: their file, or why they cannot be had."""
+    reason = embeddings_missing(embeddings)
+    if reason is not None:
+        return {"paper": "", "note": reason}
+    return {"paper": "", "embeddings": f"resources/embeddings/{embeddings}.parquet"}
 
 
 def evaluated_models() -> list[str]:

@@ -137,10 +137,11 @@ class Inputs:
         return f"{R}/init/d{self.dim}.parquet"
 
     def leaderboard(self) -> dict[str, dict[str, str]]:
-        """The leaderboard's models: the selected PARAGRAM vectors (averaged), and the tree
-        RNN of each phrase data set, listed without scores (its selected point's run folder is
-        not an output of these rules; its phrase scores are in Tables 3-5)."""
-        rnn = {
+        """The leaderboard's models beyond the PARAGRAM vectors (config ``models``:
+        paragram-wieting2015): the tree RNN of each phrase data set, listed without scores (its
+        selected point's run folder is not an output of these rules; its phrase scores are in
+        Tables 3-5)."""
+        return {
             f"wieting2015/rnn_{data}": {
                 "paper": "wieting2015",
                 "composition": "composer tree_rnn",
@@ -151,7 +152,6 @@ class Inputs:
             }
             for data in RNN_DATA
         }
-        return {"wieting2015/paragram": {"paper": "wieting2015", "embeddings": PARAGRAM}, **rnn}
 
     def init_embeddings(self, wildcards) -> str:
         return f"resources/embeddings/{self.block['init']['embeddings']}.parquet"
