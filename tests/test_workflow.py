@@ -153,7 +153,7 @@ def test_main_job_without_mirror_leaves_the_built_paragram_column_empty(tmp_path
     its Paragram column empty with the reason; with it the column is evaluated."""
     out = snakemake(tmp_path, "-n", "-p", "results/table3.csv").stdout
     assert "resources/wieting2015" not in out and "fetch_mirror" not in out
-    assert "paragram-wieting2015 needs ppdb-xl-lexicon: no source" in out
+    assert "paragram-wieting2015-full needs ppdb-xl-lexicon: no source" in out
     out = snakemake(tmp_path, "-n", "-p", "results/table3.csv", mirror=mirror).stdout
     assert "wieting2015_paragram" in out and "results/eval/paragram-wieting2015" in out
 
@@ -238,13 +238,14 @@ def test_scheepers_dry_runs(tmp_path, mirror):
     # GloVe and our PARAGRAM vectors (built from the mirror's PPDB-XL lexicon), 20 runs each
     assert jobs["scheepers2018_train"] == "40" and jobs["scheepers2018_evaluate"] == "40"
     assert "resources/compvec/released/train.parquet" in out
-    assert "resources/compvec/released/init/paragram-wieting2015.parquet" in out
+    assert "resources/compvec/released/init/paragram-wieting2015-full.parquet" in out
     out = snakemake(tmp_path, "-n", "-p", "results/scheepers2018/table1.csv").stdout
     assert "resources/compvec/grouped/train.parquet" in out and "fetch_mirror" not in out
     # without the mirror our PARAGRAM vectors cannot be built: the column says why
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
     assert (
-        jobs["scheepers2018_train"] == "20" and "paragram-wieting2015 needs ppdb-xl-lexicon" in out
+        jobs["scheepers2018_train"] == "20"
+        and "paragram-wieting2015-full needs ppdb-xl-lexicon" in out
     )
     out = snakemake(
         tmp_path,

@@ -6,6 +6,7 @@
 # Training is the generic `paracomp train` (objective paraphrase, sampler max_skip).
 from paracomp.papers.wieting2015.workflow import (
     PARAGRAM as WIETING2015_PARAGRAM,
+    PARAGRAM_FULL as WIETING2015_PARAGRAM_FULL,
     RNN_DATA as WIETING2015_RNN_DATA,
     SELECTIONS as WIETING2015_SELECTIONS,
     SST_VECTORS as WIETING2015_SST_VECTORS,
@@ -29,6 +30,7 @@ WIETING2015_FOLDERS = {
 }
 WIETING2015_FOLDERS["lexical"] = dataset_folder(WIETING2015["lexical"])
 BUILT_EMBEDDINGS[Path(WIETING2015_PARAGRAM).stem] = [WIETING2015["lexical"]]
+BUILT_EMBEDDINGS[Path(WIETING2015_PARAGRAM_FULL).stem] = [WIETING2015["lexical"]]
 WIETING2015_IN = Wieting2015Inputs(
     WIETING2015,
     TRAIN["defaults"],
@@ -210,6 +212,29 @@ rule wieting2015_paragram:
         "../../envs/paracomp.yaml"
     shell:
         "paracomp wieting2015 paragram --selected {input:q} --out {output:q} > {log} 2>&1"
+
+
+rule wieting2015_paragram_full:
+    input:
+        paragram=WIETING2015_PARAGRAM,
+        source=WIETING2015_IN.init_embeddings,
+    output:
+        WIETING2015_PARAGRAM_FULL,
+    log:
+        "logs/wieting2015/paragram_full.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2015/paragram_full.tsv"
+    params:
+        size=WIETING2015["init"]["size"],
+        dim=WIETING2015["init"]["dim"],
+    resources:
+        mem_mb=4000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2015 widen --paragram {input.paragram:q} --source {input.source:q}"
+        " --size {params.size} --dim {params.dim} --out {output:q} > {log} 2>&1"
 
 
 rule wieting2015_rnn_point:

@@ -93,17 +93,24 @@ def frequent_with_unk(
     return [*kept, unk], np.concatenate([vectors[rows], rest[None]])
 
 
-def pca(vectors: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
-    """``vectors`` centred and projected on their ``dim`` leading principal axes, and the
-    variance share of each axis. Deterministic (a full eigendecomposition of the covariance,
-    no random projection), each axis signed so that its largest loading is positive."""
+def pca_fit(vectors: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The mean of ``vectors``, their ``dim`` leading principal axes (columns) and the variance
+    share of each axis. Deterministic (a full eigendecomposition of the covariance, no random
+    projection), each axis signed so that its largest loading is positive."""
     x = np.asarray(vectors, dtype=np.float64)
     if not 0 < dim <= x.shape[1]:
         raise ValueError(f"PCA to {dim} dimensions of {x.shape[1]}-dimensional vectors")
-    centred = x - x.mean(axis=0)
+    mean = x.mean(axis=0)
+    centred = x - mean
     values, axes = np.linalg.eigh(centred.T @ centred / max(len(x) - 1, 1))
     order = np.argsort(values)[::-1][:dim]
     axes = axes[:, order]
     axes *= np.sign(axes[np.abs(axes).argmax(axis=0), np.arange(dim)])
-    share = values[order] / values.sum()
-    return (centred @ axes).astype(np.float32), share
+    return mean, axes, values[order] / values.sum()
+
+
+def pca(vectors: np.ndarray, dim: int) -> tuple[np.ndarray, np.ndarray]:
+    """``vectors`` centred and projected on their ``dim`` leading principal axes
+    (:func:`pca_fit`), and the variance share of each axis."""
+    mean, axes, share = pca_fit(vectors, dim)
+    return ((np.asarray(vectors, dtype=np.float64) - mean) @ axes).astype(np.float32), share

@@ -114,6 +114,26 @@ def _paragram(args: argparse.Namespace) -> None:
     artefacts.write_embeddings(words, matrix, Path(args.out), prov)
 
 
+def _widen(args: argparse.Namespace) -> None:
+    from paracomp import artefacts
+    from paracomp.papers.wieting2015.data import widened
+
+    paragram, source = Path(args.paragram), Path(args.source)
+    trained = artefacts.read_embeddings(paragram)
+    words, matrix = widened(trained, artefacts.read_embeddings(source), args.size, args.dim)
+    prov = artefacts.Provenance(
+        dataset="paragram-wieting2015-full",
+        source="paracomp.papers.wieting2015",
+        inputs=artefacts.input_checksums([paragram, source]),
+        config={"size": args.size, "dim": args.dim},
+        notes=f"the {len(trained[0])} PARAGRAM rows of {paragram.name} and the other "
+        f"{len(words) - len(trained[0])} words of {source.name} at their initial vectors: the "
+        "offline stand-in for PARAGRAM-SL999",
+    )
+    artefacts.write_embeddings(words, matrix, Path(args.out), prov)
+    log.info("%d PARAGRAM rows widened to %d words", len(trained[0]), len(words))
+
+
 def _phrase_scores(args: argparse.Namespace) -> None:
     from paracomp import artefacts
     from paracomp.atomic import atomic_path, write_json
@@ -262,6 +282,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--selected", required=True)
     p.add_argument("--out", required=True)
     p.set_defaults(func=_paragram)
+
+    p = steps.add_parser(
+        "widen", help="PARAGRAM rows over their source's whole vocabulary (PARAGRAM-SL999's way)"
+    )
+    p.add_argument("--paragram", required=True)
+    p.add_argument("--source", required=True, help="the initial vectors' source embeddings")
+    p.add_argument("--size", type=int, required=True, help="init: its most frequent words")
+    p.add_argument("--dim", type=int, help="init: its PCA dimension, if any")
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_widen)
 
     p = steps.add_parser("phrase-scores", help="cosines of a model on the phrase sets")
     p.add_argument("--run", help="a trained pair run (composer.pt, embeddings.parquet)")

@@ -24,6 +24,7 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
 from paracomp import artefacts
@@ -41,7 +42,7 @@ from paracomp.paraphrase.ppdb import (
     read_xl_lexicon,
     rules_to_pairs,
 )
-from paracomp.train.pretrained import frequent_with_unk, pca
+from paracomp.train.pretrained import frequent_with_unk, pca, pca_fit
 
 UNK = "<unk>"
 """The trainer's unknown-word row (:data:`paracomp.models.vocab.UNK`, which imports torch)."""
@@ -90,6 +91,34 @@ def initial_vectors(embeddings: Path, size: int, dim: int | None, out: Path) -> 
     )
     artefacts.write_embeddings(kept, matrix, out, prov)
     return info
+
+
+def widened(
+    trained: tuple[list[str], np.ndarray],
+    source: tuple[list[str], np.ndarray],
+    size: int,
+    dim: int | None,
+) -> tuple[list[str], np.ndarray]:
+    """Trained PARAGRAM rows over the whole vocabulary of their initial vectors' ``source``:
+    every source word outside the trained rows keeps its source vector, projected as
+    :func:`initial_vectors` projects (the PCA of the ``size`` most frequent words and
+    ``<unk>``) where ``dim`` differs from the source's. So were PARAGRAM-SL999's words outside
+    PPDB left at their GloVe vectors (Wieting et al. 2015, §5; 2016, §4)."""
+    words, rows = trained
+    source_words, vectors = source
+    vectors = np.asarray(vectors, dtype=np.float32)
+    known = set(words)
+    rest = [i for i, w in enumerate(source_words) if w not in known]
+    extra = vectors[rest]
+    if dim is not None and dim != vectors.shape[1]:
+        mean, axes, _ = pca_fit(frequent_with_unk(source_words, vectors, size, UNK)[1], dim)
+        extra = ((extra.astype(np.float64) - mean) @ axes).astype(np.float32)
+    if extra.shape[1] != rows.shape[1]:
+        raise ValueError(
+            f"trained rows are {rows.shape[1]}-dimensional, the source's {extra.shape[1]}"
+        )
+    matrix = np.concatenate([np.asarray(rows, dtype=np.float32), extra])
+    return [*words, *(source_words[i] for i in rest)], matrix
 
 
 def read_lexical(source: str, folder: Path) -> pa.Table:

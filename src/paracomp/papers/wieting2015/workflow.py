@@ -13,6 +13,8 @@ Artefacts (``R`` = ``resources/wieting2015``, ``W`` = ``results/wieting2015``):
   ``W/words/<selection>.selected.json`` (``ws``, ``constraints``: by 2·WS-S − WS-R;
   ``paragram``: the ``ws`` points by SimLex-999);
 - ``resources/embeddings/paragram-wieting2015.parquet``: the selected PARAGRAM vectors;
+- ``resources/embeddings/paragram-wieting2015-full.parquet``: the same over every word of the
+  initial vectors' source (the offline stand-in for PARAGRAM-SL999);
 - ``W/rnn/<data>/<point>/``: one RNN grid point and its phrase scores;
   ``W/rnn/<data>.selected.json`` (by the development ρ);
 - ``W/scores/<vectors>.parquet``: vector addition with ``init`` or ``paragram``;
@@ -37,6 +39,7 @@ from paracomp.train.grid import grid_points
 R = "resources/wieting2015"
 W = "results/wieting2015"
 PARAGRAM = "resources/embeddings/paragram-wieting2015.parquet"
+PARAGRAM_FULL = "resources/embeddings/paragram-wieting2015-full.parquet"
 TABLES = tuple(f"table{n}" for n in range(1, 10))
 VARIANTS = ("ws", "constraints")
 SELECTIONS = {
