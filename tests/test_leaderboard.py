@@ -218,10 +218,10 @@ def test_leaderboard_dag_covers_every_papers_runs(tmp_path, mirror, dry_run):
         assert f"paracomp evaluate --run {folder} --sts " in out
     compvec = r"--run results/scheepers2018/runs/\w+/glove-6b-50d/gru/compvec"
     assert re.search(compvec + " --fallback resources/embeddings/glove-6b-50d.parquet", out)
-    assert "--embeddings resources/embeddings/paragram-wieting2015.parquet" in out
+    assert "--embeddings resources/embeddings/paragram-wieting2015-full.parquet" in out
     assert "--embeddings resources/embeddings/glove-6b-50d.parquet" in out
     assert "wieting2017 select-point --points gran_dropout_scrambling=" in out
-    assert '"wieting2015/rnn_phrases": {"paper": "wieting2015", "eval": null' in out
+    assert "paracomp evaluate --run results/wieting2015/rnn/phrases.selected --sts " in out
 
 
 def test_fallback_needs_a_run(tmp_path, capsys):

@@ -244,6 +244,7 @@ rule wieting2015_rnn_point:
         sets="resources/wieting2015/phrase_sets.parquet",
     output:
         embeddings="results/wieting2015/rnn/{data}/{point}/embeddings.parquet",
+        composer="results/wieting2015/rnn/{data}/{point}/composer.pt",
         train="results/wieting2015/rnn/{data}/{point}/train.json",
         scores="results/wieting2015/rnn/{data}/{point}/scores.parquet",
         record="results/wieting2015/rnn/{data}/{point}/record.json",
@@ -274,9 +275,12 @@ rule wieting2015_rnn_point:
 
 rule wieting2015_rnn_select:
     input:
-        WIETING2015_IN.rnn_records,
+        records=WIETING2015_IN.rnn_records,
+        runs=WIETING2015_IN.rnn_runs,
     output:
-        "results/wieting2015/rnn/{data}.selected.json",
+        selected="results/wieting2015/rnn/{data}.selected.json",
+        composer="results/wieting2015/rnn/{data}.selected/composer.pt",
+        embeddings="results/wieting2015/rnn/{data}.selected/embeddings.parquet",
     log:
         "logs/wieting2015/rnn/{data}.selected.log",
     benchmark:
@@ -287,7 +291,9 @@ rule wieting2015_rnn_select:
     conda:
         "../../envs/paracomp.yaml"
     shell:
-        "paracomp wieting2015 select --records {input:q} --criterion dev --out {output:q} > {log} 2>&1"
+        "paracomp wieting2015 select --records {input.records:q} --criterion dev"
+        " --out {output.selected:q} --run-out results/wieting2015/rnn/{wildcards.data}.selected"
+        " > {log} 2>&1"
 
 
 rule wieting2015_add_scores:

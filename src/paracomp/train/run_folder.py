@@ -13,6 +13,7 @@ one line.
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -73,6 +74,15 @@ def write_run(
     out_dir.mkdir(parents=True, exist_ok=True)
     save({"config": config.to_dict(), "composer": composer}, out_dir / COMPOSER)
     artefacts.write_embeddings(list(words), matrix, out_dir / EMBEDDINGS, provenance)
+
+
+def copy_run(run_dir: Path, out_dir: Path) -> None:
+    """A trained run's ``composer.pt`` and word rows copied to ``out_dir``, each atomically (a
+    selected grid point as a run of its own)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    for name in (COMPOSER, EMBEDDINGS):
+        with atomic_path(out_dir / name) as tmp:
+            shutil.copyfile(Path(run_dir) / name, tmp)
 
 
 def read_composer(run_dir: Path, device: str = "cpu") -> tuple[TrainConfig, dict[str, Any]]:

@@ -50,3 +50,27 @@ def test_marks() -> None:
         note.startswith("Steiger one-tailed: * over weak: z=")
         and "‡ over absent: not computed" in note
     )
+
+
+def test_select_copies_the_selected_points_run(tmp_path) -> None:
+    """`paracomp wieting2015 select --run-out`: the best point's composer and rows, byte for
+    byte, as a run folder of its own (the RNN's leaderboard model)."""
+    import json
+
+    from paracomp.cli import main
+
+    records = []
+    for point, dev in enumerate((0.31, 0.47, 0.40)):
+        folder = tmp_path / "rnn" / "phrases" / str(point)
+        folder.mkdir(parents=True)
+        (folder / "composer.pt").write_bytes(f"composer {point}".encode())
+        (folder / "embeddings.parquet").write_bytes(f"rows {point}".encode())
+        record = {"point": {"lr": point}, "criterion": {"dev": dev}}
+        (folder / "record.json").write_text(json.dumps(record))
+        records.append(str(folder / "record.json"))
+    out, run = tmp_path / "phrases.selected.json", tmp_path / "phrases.selected"
+    args = ["wieting2015", "select", "--records", *records, "--criterion", "dev"]
+    assert main([*args, "--out", str(out), "--run-out", str(run)]) == 0
+    assert json.loads(out.read_text())["selected"] == 1
+    assert (run / "composer.pt").read_bytes() == b"composer 1"
+    assert (run / "embeddings.parquet").read_bytes() == b"rows 1"

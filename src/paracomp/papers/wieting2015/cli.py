@@ -91,6 +91,10 @@ def _select(args: argparse.Namespace) -> None:
 
     records = [json.loads(Path(p).read_text()) for p in args.records]
     chosen = select_record(records, args.criterion)
+    if args.run_out is not None:
+        from paracomp.train.run_folder import copy_run
+
+        copy_run(Path(args.records[chosen["selected"]]).parent, Path(args.run_out))
     write_json(Path(args.out), chosen)
     log.info(
         "selected point %d of %d: %s", chosen["selected"], len(records), chosen["record"]["point"]
@@ -276,6 +280,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--records", nargs="+", required=True)
     p.add_argument("--criterion", required=True, choices=["ws", "simlex", "dev"])
     p.add_argument("--out", required=True)
+    p.add_argument(
+        "--run-out", help="copy the selected point's run (the folder of its record) here"
+    )
     p.set_defaults(func=_select)
 
     p = steps.add_parser("paragram", help="the selected PARAGRAM vectors as an artefact")

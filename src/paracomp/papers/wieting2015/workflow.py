@@ -141,20 +141,20 @@ class Inputs:
 
     def leaderboard(self) -> dict[str, dict[str, str]]:
         """The leaderboard's models beyond the PARAGRAM vectors (config ``models``:
-        paragram-wieting2015): the tree RNN of each phrase data set, listed without scores (its
-        selected point's run folder is not an output of these rules; its phrase scores are in
-        Tables 3-5)."""
-        return {
-            f"wieting2015/rnn_{data}": {
-                "paper": "wieting2015",
-                "composition": "composer tree_rnn",
-                "note": (
-                    f"not evaluated here: the selected point of rnn/{data} keeps no declared "
-                    "run folder to compose with; its phrase scores are in Tables 3-5"
-                ),
-            }
-            for data in RNN_DATA
-        }
+        paragram-wieting2015): the tree RNN of each phrase data set, its point selected on the
+        development set (composing right-branching trees: the common sets carry no parses),
+        or the reason its pairs are unavailable."""
+        models = {}
+        for data in RNN_DATA:
+            dataset = PAIR_DATASETS["phrases" if data == "phrases" else "bigrams"]
+            missing = [self.reason(d) for d in (dataset, "lexical") if self.folders.get(d) is None]
+            entry = {"paper": "wieting2015", "composition": "composer tree_rnn"}
+            if missing:
+                entry["note"] = "; ".join(missing)
+            else:
+                entry["run"] = f"{W}/rnn/{data}.selected"
+            models[f"wieting2015/rnn_{data}"] = entry
+        return models
 
     def init_embeddings(self, wildcards) -> str:
         return f"resources/embeddings/{self.block['init']['embeddings']}.parquet"
@@ -201,6 +201,12 @@ class Inputs:
     def rnn_records(self, wildcards) -> list[str]:
         points = range(len(self.points("rnn")))
         return [f"{W}/rnn/{wildcards.data}/{p}/record.json" for p in points]
+
+    def rnn_runs(self, wildcards) -> list[str]:
+        """Every RNN grid point's composer and word rows (the selected one is copied)."""
+        points = range(len(self.points("rnn")))
+        files = ("composer.pt", "embeddings.parquet")
+        return [f"{W}/rnn/{wildcards.data}/{p}/{name}" for p in points for name in files]
 
     def addition_vectors(self, wildcards) -> str:
         return PARAGRAM if wildcards.vectors == "paragram" else self.init

@@ -126,19 +126,14 @@ def select(points: Sequence[PointScores], criterion: str) -> PointScores | None:
 def copy_selected(points: Sequence[PointScores], criterion: str, out: Path) -> PointScores:
     """Copy the run files (composer and word rows) of the point ``criterion`` picks into the
     folder ``out``, a run folder of its own, with ``selected.json`` naming the point."""
-    import shutil
-
-    from paracomp.atomic import atomic_path, write_json
-    from paracomp.train.run_folder import COMPOSER, EMBEDDINGS
+    from paracomp.atomic import write_json
+    from paracomp.train.run_folder import copy_run
 
     point = select(points, criterion)
     if point is None or point.folder is None:
         run = points[0].run if points else "?"
         raise DataError(f"run {run}: no point has a {criterion} score to be selected by")
-    out.mkdir(parents=True, exist_ok=True)
-    for name in (COMPOSER, EMBEDDINGS):
-        with atomic_path(out / name) as tmp:
-            shutil.copyfile(point.folder / name, tmp)
+    copy_run(point.folder, out)
     write_json(out / "selected.json", {
         "run": point.run, "point": point.point, "settings": point.settings,
         "folder": str(point.folder), "criterion": criterion,
