@@ -122,6 +122,13 @@ rule paper_overview:
             caption="../workflow/report/overview.rst",
         ),
         markdown="results/{paper}/overview.md",
+        page=report(
+            "results/{paper}/overview.html",
+            category="{paper}",
+            subcategory="overview",
+            labels={"file": "overview page"},
+            caption="../workflow/report/overview.rst",
+        ),
     wildcard_constraints:
         paper="|".join(FINDINGS),
     log:
@@ -139,7 +146,7 @@ rule paper_overview:
     shell:
         "paracomp overview {wildcards.paper} --compare {params.compare:q}"
         " --findings {input.findings:q} --out {output.table:q} --markdown {output.markdown:q}"
-        " > {log} 2>&1"
+        " --html {output.page:q} > {log} 2>&1"
 
 
 rule findings:

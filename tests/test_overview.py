@@ -35,9 +35,10 @@ def test_overview_by_hand(tmp_path):
             ["gone", "§3", "q", "t", "yes", "not computable", "no number in [t2|a|x]", ""],
         ],
     )
-    out, md = tmp_path / "overview.csv", tmp_path / "overview.md"
+    out, md, page = tmp_path / "overview.csv", tmp_path / "overview.md", tmp_path / "o.html"
     main(["overview", "p", "--compare", f"table1={t1}", f"table2={t2}"]
-         + ["--findings", str(findings), "--out", str(out), "--markdown", str(md)])  # fmt: skip
+         + ["--findings", str(findings), "--out", str(out), "--markdown", str(md)]
+         + ["--html", str(page)])  # fmt: skip
     with open(out, newline="") as handle:
         rows = list(csv.DictReader(handle))
     assert rows[0] == {
@@ -55,3 +56,12 @@ def test_overview_by_hand(tmp_path):
     assert "3 claims, 1 hold on our run, 1 do not, 1 not computable" in text
     assert "- no: down (§2): [t1|a|y] = 10.5" in text and "- not computable: gone" in text
     assert "up (§1)" not in text
+
+    # the report's page: both tables, and every claim with its verdict (the held one too)
+    html = page.read_text()
+    assert html.count("<tr>") == 1 + 2 + 1  # table headers + 2 tables + findings header
+    assert "<td>table1</td><td>4</td><td>3</td><td>3</td><td>2</td><td>33.00</td>" in html
+    assert "3 claims: 1 hold on our run, 1 do not, 1 not computable" in html
+    for claim, verdict in (("up", "yes"), ("down", "no"), ("gone", "not computable")):
+        assert f"<td>{claim}</td><td>§" in html and f"<td>{verdict}</td>" in html
+    assert "[t1|a|y] = 10.5" in html and "no number in [t2|a|x]" in html

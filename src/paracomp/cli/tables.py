@@ -40,7 +40,8 @@ def _overview(args: argparse.Namespace) -> None:
     from paracomp.tables.overview import write_overview
 
     compare = {k: Path(v) for k, v in key_values(args.compare).items()}
-    write_overview(args.paper, compare, Path(args.findings), Path(args.out), Path(args.markdown))
+    paths = (Path(args.findings), Path(args.out), Path(args.markdown), Path(args.html))
+    write_overview(args.paper, compare, *paths)
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
@@ -78,6 +79,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--findings", required=True, help="the paper's findings.csv")
     p.add_argument("--out", required=True, help="overview CSV (one row per table)")
     p.add_argument("--markdown", required=True, help="overview markdown")
+    p.add_argument("--html", required=True, help="overview page (tables and every finding)")
     p.set_defaults(func=_overview)
     p = sub.add_parser("leaderboard", help="every model on the evaluator's sets, one table")
     p.add_argument(

@@ -2,13 +2,15 @@
 
 One row per table from its compare file: cells, cells we computed, cells with a printed
 number, and the mean and largest |ours − paper| over the cells that have both; then the
-verdicts of its findings (:mod:`paracomp.tables.findings`), the claims that do not hold named.
-Nothing here imports pandas.
+verdicts of its findings (:mod:`paracomp.tables.findings`), the claims that do not hold named;
+and the same as one HTML page for the report, every claim with its verdict. Nothing here
+imports pandas.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
@@ -44,9 +46,10 @@ def write_overview(
     findings: Path,
     csv_path: Path,
     markdown: Path,
+    page: Path,
 ) -> None:
-    """``overview.csv`` (one row per table) and ``overview.md`` (the tables and the
-    findings), atomically."""
+    """``overview.csv`` (one row per table), ``overview.md`` (the tables and the findings)
+    and ``overview.html`` (the same, every claim with its verdict), atomically."""
     summaries = [table_summary(table, path) for table, path in compare.items()]
     with atomic_path(csv_path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
@@ -56,6 +59,8 @@ def write_overview(
         claims = list(csv.DictReader(handle))
     with atomic_path(markdown) as tmp:
         Path(tmp).write_text("\n".join(_markdown(paper, summaries, claims)) + "\n", "utf-8")
+    with atomic_path(page) as tmp:
+        Path(tmp).write_text("\n".join(_html(paper, summaries, claims)) + "\n", "utf-8")
 
 
 def _markdown(
@@ -76,3 +81,42 @@ def _markdown(
     for claim in claims:
         if claim["holds"] != "yes":
             yield f"- {claim['holds']}: {claim['claim']} ({claim['where']}): {claim['why']}"
+
+
+HEADERS = ("table", "cells", "computed", "printed", "compared", "mean |ours − paper|", "max")
+VERDICT_COLOURS = {"yes": "#d8f0d8", "no": "#f6d5d5", "not computable": "#eeeeee"}
+
+
+def _row(cells: Sequence[str], tag: str = "td", style: str = "") -> str:
+    inner = "".join(f"<{tag}>{html.escape(c or '—')}</{tag}>" for c in cells)
+    attribute = f' style="{style}"' if style else ""
+    return f"<tr{attribute}>{inner}</tr>"
+
+
+def _html(
+    paper: str, summaries: Sequence[dict[str, str]], claims: list[dict[str, str]]
+) -> Iterator[str]:
+    yield "<!DOCTYPE html>"
+    yield f'<html lang="en"><head><meta charset="utf-8"><title>{html.escape(paper)}</title>'
+    yield (
+        "<style>body{font-family:sans-serif;margin:1.5em;max-width:70em}"
+        "table{border-collapse:collapse;margin-bottom:1.5em}"
+        "td,th{border:1px solid #bbb;padding:.3em .6em;vertical-align:top;text-align:left}"
+        "th{background:#f4f4f4}</style></head><body>"
+    )
+    yield f"<h1>{html.escape(paper)}: overview</h1>"
+    yield "<h2>Tables against print</h2><table>"
+    yield _row(HEADERS, "th")
+    for s in summaries:
+        yield _row([s[c] for c in COLUMNS])
+    yield "</table>"
+    counts = {v: sum(c["holds"] == v for c in claims) for v in VERDICT_COLOURS}
+    yield (
+        f"<h2>Findings</h2><p>{len(claims)} claims: {counts['yes']} hold on our run, "
+        f"{counts['no']} do not, {counts['not computable']} not computable.</p><table>"
+    )
+    yield _row(("claim", "where", "holds on ours", "on print", "why", "the paper's words"), "th")
+    for c in claims:
+        cells = (c["claim"], c["where"], c["holds"], c["paper"], c["why"], c["quote"])
+        yield _row(cells, style=f"background:{VERDICT_COLOURS.get(c['holds'], '#fff')}")
+    yield "</table></body></html>"
