@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import re
 import shutil
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
+from paracomp.tables.findings import read_claims
 
 REPO = Path(__file__).resolve().parents[1]
 ELGOHARY_TABLES = [f"results/elgohary2016/table{n}.csv" for n in range(2, 7)]
@@ -292,18 +295,32 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     record = tmp_path / "results/scheepers2018/runs/released/glove-6b-50d/gru/compvec/record.json"
     assert '"steps": 40' in record.read_text()
 
-    # the HTML report of the same target: Table 1 and its compare file, under scheepers2018
+    # the paper's overview (its tables against print, its findings) and the HTML report of
+    # both: Table 1, its compare file, the findings and the overview page, under scheepers2018
+    overview = "results/scheepers2018/overview.csv"
+    snakemake(tmp_path, overview, *config, mirror=mirror)
     report = tmp_path / "report.html"
-    snakemake(
-        tmp_path,
-        "--report",
-        str(report),
-        "results/scheepers2018/table1.csv",
-        *config,
-        mirror=mirror,
-    )
+    snakemake(tmp_path, "--report", str(report), overview, *config, mirror=mirror)
     html = report.read_text()
     assert "scheepers2018" in html and "table1.compare.csv" in html and "table1.csv" in html
+    files = _report_files(html)
+    claims = [c.id for c in read_claims(REPO / "src/paracomp/papers/scheepers2018/findings.yaml")]
+    findings = files["results/scheepers2018/findings.csv"]
+    page = files["results/scheepers2018/overview.html"]
+    for claim in claims:
+        assert f"{claim}," in findings and f"<td>{claim}</td>" in page
+    assert "<td>table1</td>" in page and "Docutils System Messages" not in html
+
+
+def _report_files(html: str) -> dict[str, str]:
+    """The result files a Snakemake HTML report embeds (base64 in its JSON), by path."""
+    found = re.findall(r'"(results/[^"]+)": \{"name": "[^"]+", "filename": "[^"]+"', html)
+    out = {}
+    for path in found:
+        start = html.index(f'"{path}": {{"name"')
+        data = re.search(r'"data_uri": "data:[^,]*;base64,([A-Za-z0-9+/=]+)"', html[start:])
+        out[path] = base64.b64decode(data.group(1)).decode("utf-8", "replace")
+    return out
 
 
 @pytest.mark.slow
