@@ -9,6 +9,8 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
+from paracomp.data.checksums import OVERRIDE_ENV as CHECKSUM_OVERRIDE_ENV
+from paracomp.data.checksums import active as checksum_override
 from paracomp.data.catalog import (
     choose_embeddings_source,
     choose_source,
@@ -56,6 +58,12 @@ def block(paper: str) -> dict:
     return BLOCKS[paper]
 
 
+CHECKSUM_OVERRIDE = checksum_override()
+if workflow.is_main_process and CHECKSUM_OVERRIDE is not None:
+    logger.warning(
+        f"checksum override in force (${CHECKSUM_OVERRIDE_ENV}): {CHECKSUM_OVERRIDE.path} "
+        f"replaces the catalogue's sha256 of {len(CHECKSUM_OVERRIDE.sha256)} files"
+    )
 if workflow.is_main_process:  # once per run: which source each evaluation set comes from
     for _line in describe_sources(
         sorted({*EVAL["sts_sets"], *EVAL["wordsim_sets"]}), config["sources"], MIRROR, CATALOG

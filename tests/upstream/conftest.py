@@ -327,6 +327,29 @@ def miniature_checksums(dataset, folder: Path, upstream: dict | None = None):
     return replace(dataset, files=files, upstream=upstream or dataset.upstream)
 
 
+def override_file(mini: MiniMirror, path: Path) -> Path:
+    """Write, for ``$PARACOMP_CHECKSUM_OVERRIDE``, the sha256 of every catalogue file the
+    miniature mirror holds; return ``path``."""
+    import yaml
+
+    from paracomp.atomic import sha256_file
+    from paracomp.data.catalog import load
+
+    sha256 = {
+        name: {file: sha256_file(mini.dataset(name) / file) for file in dataset.files}
+        for name, dataset in load().datasets.items()
+        if mini.dataset(name).is_dir()
+    }
+    path.write_text(yaml.safe_dump(sha256, sort_keys=True))
+    return path
+
+
+@pytest.fixture(scope="session")
+def checksum_override_file(upstream_mirror, tmp_path_factory) -> Path:
+    """The miniature mirror's checksums as a ``$PARACOMP_CHECKSUM_OVERRIDE`` file."""
+    return override_file(upstream_mirror, tmp_path_factory.mktemp("override") / "sha256.yaml")
+
+
 @pytest.fixture(scope="session")
 def checksum_override():
     """:func:`miniature_checksums`, for tests."""
