@@ -110,6 +110,20 @@ def copy_heads(shared: Path, out: Path, names: Iterable[str]) -> None:
             dst.write_bytes(data)
 
 
+def cut_compvec_vocabulary(shared: Path, out: Path) -> None:
+    """CompVec's ``vocab.gz`` cut consistently with the cut pairs: its first :data:`HEAD`
+    lines and every later line whose token a kept ``lemma ||| definition`` pair holds, in the
+    release's order (a plain head would leave the kept lemmas out of the vocabulary, which the
+    released split refuses)."""
+    words = set()
+    for name in ("train_data.gz", "test_data.gz"):
+        with gzip.open(out / name, "rt", encoding="utf-8") as handle:
+            words.update(handle.read().replace("|||", " ").split())
+    with gzip.open(shared / "vocab.gz", "rt", encoding="utf-8") as handle:
+        lines = [line for i, line in enumerate(handle) if i < HEAD or line.rstrip("\n") in words]
+    (out / "vocab.gz").write_bytes(gzip.compress("".join(lines).encode("utf-8"), mtime=0))
+
+
 def write_lines(path: Path, lines: Iterable[str], end: str = "\n") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes("".join(line + end for line in lines).encode("utf-8"))
@@ -172,6 +186,8 @@ def build(
 
     held = [name for name in load().datasets if (shared / name).is_dir()]
     copy_heads(shared, root, held)
+    if "compvec-wordnet" in held:
+        cut_compvec_vocabulary(shared / "compvec-wordnet", root / "compvec-wordnet")
     sources: dict[str, list] = {}
     en_es, kjv_web = bible()
 
