@@ -9,6 +9,8 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
+from paracomp.data.checksums import OVERRIDE_ENV as CHECKSUM_OVERRIDE_ENV
+from paracomp.data.checksums import active as checksum_override
 from paracomp.data.catalog import (
     choose_embeddings_source,
     choose_source,
@@ -56,6 +58,12 @@ def block(paper: str) -> dict:
     return BLOCKS[paper]
 
 
+CHECKSUM_OVERRIDE = checksum_override()
+if workflow.is_main_process and CHECKSUM_OVERRIDE is not None:
+    logger.warning(
+        f"checksum override in force (${CHECKSUM_OVERRIDE_ENV}): {CHECKSUM_OVERRIDE.path} "
+        f"replaces the catalogue's sha256 of {len(CHECKSUM_OVERRIDE.sha256)} files"
+    )
 if workflow.is_main_process:  # once per run: which source each evaluation set comes from
     for _line in describe_sources(
         sorted({*EVAL["sts_sets"], *EVAL["wordsim_sets"]}), config["sources"], MIRROR, CATALOG
@@ -168,11 +176,23 @@ ENGLISH_BIBLE = "resources/corpus/bible-kjv-web.parquet"
 corpus any paper can train on (wieting2017 for SimpWiki, chen2020 for ParaNMT)."""
 
 
+def corpus_dataset(name: str, key: str) -> str:
+    """The fetched folder of raw dataset ``name``, which config key ``key`` selects (a mirror
+    copy where a mirror holds it, else its upstream release, as ``sources`` orders them)."""
+    folder = dataset_folder(name)
+    if folder is None:
+        raise ValueError(
+            f"{key} needs dataset {name}: no source in {', '.join(config['sources'])} provides "
+            "it (add upstream to sources, or a mirror holding it)"
+        )
+    return folder
+
+
 def sentence_sources(wildcards) -> list[str]:
     """Folders the bilingual sentences are read from."""
     if CORPUS["bilingual"] == "bible":
         return ["resources/packages/sword-text-web", "resources/packages/sword-text-sparv"]
-    return ["resources/upstream/europarl-v7-es-en"]
+    return [corpus_dataset("europarl-v7-es-en", "corpus.bilingual: europarl")]
 
 
 def sentence_input_args(wildcards) -> list[str]:
@@ -196,7 +216,7 @@ def sentence_params(wildcards) -> str:
 def monolingual_source(wildcards) -> str:
     if CORPUS["monolingual"] == "pivot":
         return "resources/corpus/phrase_table.parquet"
-    return "resources/upstream/ppdb-1.0-xl-phrasal"
+    return corpus_dataset("ppdb-1.0-xl-phrasal", "corpus.monolingual: ppdb")
 
 
 def monolingual_input_arg(wildcards) -> str:

@@ -12,7 +12,7 @@ from paracomp.corpus import steps
 from paracomp.corpus.build import BILINGUAL_PAIRS
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
-from paracomp.papers.elgohary2016.stats import training_set_stats
+from paracomp.papers.elgohary2016.stats import DESCRIPTIONS, training_set_stats
 
 
 @pytest.fixture(scope="module")
@@ -74,6 +74,9 @@ def test_pivot_paraphrases_and_stats(chain):
     assert (mono["score"] >= 0.05).all() and (mono.groupby("s1").size() <= 5).all()
     stats = training_set_stats({"mono": out, "bisent": chain / "bilingual_sentences.parquet"})
     assert stats["rows"]["bisent"]["examples"] == 400
+    # the data column names the raw corpus, followed through the pivot and the phrase table
+    bible = f"(from {DESCRIPTIONS['bible']}): "
+    assert bible in stats["data"]["bisent"] and bible in stats["data"]["mono"]
     assert stats["rows"]["mono"]["avg_length"] == pytest.approx(
         (mono["len1"].sum() + mono["len2"].sum()) / (2 * len(mono))
     )

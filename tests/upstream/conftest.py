@@ -110,6 +110,20 @@ def copy_heads(shared: Path, out: Path, names: Iterable[str]) -> None:
             dst.write_bytes(data)
 
 
+def cut_compvec_vocabulary(shared: Path, out: Path) -> None:
+    """CompVec's ``vocab.gz`` cut consistently with the cut pairs: its first :data:`HEAD`
+    lines and every later line whose token a kept ``lemma ||| definition`` pair holds, in the
+    release's order (a plain head would leave the kept lemmas out of the vocabulary, which the
+    released split refuses)."""
+    words = set()
+    for name in ("train_data.gz", "test_data.gz"):
+        with gzip.open(out / name, "rt", encoding="utf-8") as handle:
+            words.update(handle.read().replace("|||", " ").split())
+    with gzip.open(shared / "vocab.gz", "rt", encoding="utf-8") as handle:
+        lines = [line for i, line in enumerate(handle) if i < HEAD or line.rstrip("\n") in words]
+    (out / "vocab.gz").write_bytes(gzip.compress("".join(lines).encode("utf-8"), mtime=0))
+
+
 def write_lines(path: Path, lines: Iterable[str], end: str = "\n") -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes("".join(line + end for line in lines).encode("utf-8"))
@@ -172,6 +186,8 @@ def build(
 
     held = [name for name in load().datasets if (shared / name).is_dir()]
     copy_heads(shared, root, held)
+    if "compvec-wordnet" in held:
+        cut_compvec_vocabulary(shared / "compvec-wordnet", root / "compvec-wordnet")
     sources: dict[str, list] = {}
     en_es, kjv_web = bible()
 
@@ -325,6 +341,29 @@ def miniature_checksums(dataset, folder: Path, upstream: dict | None = None):
         for name in dataset.files
     }
     return replace(dataset, files=files, upstream=upstream or dataset.upstream)
+
+
+def override_file(mini: MiniMirror, path: Path) -> Path:
+    """Write, for ``$PARACOMP_CHECKSUM_OVERRIDE``, the sha256 of every catalogue file the
+    miniature mirror holds; return ``path``."""
+    import yaml
+
+    from paracomp.atomic import sha256_file
+    from paracomp.data.catalog import load
+
+    sha256 = {
+        name: {file: sha256_file(mini.dataset(name) / file) for file in dataset.files}
+        for name, dataset in load().datasets.items()
+        if mini.dataset(name).is_dir()
+    }
+    path.write_text(yaml.safe_dump(sha256, sort_keys=True))
+    return path
+
+
+@pytest.fixture(scope="session")
+def checksum_override_file(upstream_mirror, tmp_path_factory) -> Path:
+    """The miniature mirror's checksums as a ``$PARACOMP_CHECKSUM_OVERRIDE`` file."""
+    return override_file(upstream_mirror, tmp_path_factory.mktemp("override") / "sha256.yaml")
 
 
 @pytest.fixture(scope="session")

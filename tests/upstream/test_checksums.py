@@ -5,6 +5,9 @@ type and member paths, unpacks to the mirror's names."""
 
 from __future__ import annotations
 
+import dataclasses
+import shutil
+
 import pytest
 
 from paracomp.atomic import sha256_file
@@ -72,3 +75,51 @@ def test_upstream_release_layout(
     for file in dataset.files:
         got = (tmp_path / "out" / file).read_bytes()
         assert got == (upstream_mirror.dataset(name) / file).read_bytes()
+
+
+def test_override_file_passes_the_miniature_and_nothing_else(
+    upstream_mirror, checksum_override_file, monkeypatch, tmp_path
+):
+    """``$PARACOMP_CHECKSUM_OVERRIDE`` (what the end-to-end run uses): the catalogue's own
+    dataset passes with the miniature's sha256, recorded in the manifest; an edited copy still
+    fails; without the variable the real checksum rejects the miniature file."""
+    name, dataset = "sick2014", load().dataset("sick2014")
+    with pytest.raises(ChecksumError, match="dataset 'sick2014'"):
+        fetch_mirror(dataset, upstream_mirror.root, tmp_path / "real")
+    monkeypatch.setenv("PARACOMP_CHECKSUM_OVERRIDE", str(checksum_override_file))
+    manifest = fetch_mirror(dataset, upstream_mirror.root, tmp_path / "mini")
+    assert manifest["files"] == {
+        f: sha256_file(upstream_mirror.dataset(name) / f) for f in dataset.files
+    }
+    assert manifest["checksum_override"]["files"] == sorted(dataset.files)
+    edited = tmp_path / "edited"
+    shutil.copytree(upstream_mirror.dataset(name), edited / name)
+    with open(edited / name / "SICK_trial.txt", "ab") as handle:
+        handle.write(b"\n")
+    with pytest.raises(ChecksumError, match="'SICK_trial.txt'"):
+        fetch_mirror(dataset, edited, tmp_path / "out")
+
+
+def test_override_file_pins_an_upstream_release_without_checksums(
+    upstream_mirror, checksum_override_file, release_archive, monkeypatch, tmp_path
+):
+    """Europarl publishes no checksum: without the override any file passes; with it, the
+    release's members must be the miniature's files, so an edited member fails."""
+    name = "europarl-v7-es-en"
+    dataset = load().dataset(name)
+    monkeypatch.setenv("PARACOMP_CHECKSUM_OVERRIDE", str(checksum_override_file))
+    url = release_archive(upstream_mirror, name, tmp_path / "good" / "es-en.tgz")
+    good = dataclasses.replace(dataset, upstream={**dataset.upstream, "url": url})
+    manifest = fetch_upstream(good, tmp_path / "out", attempts=1)
+    assert manifest["checksum_override"]["files"] == sorted(dataset.files)
+    edited = tmp_path / "edited"
+    shutil.copytree(upstream_mirror.dataset(name), edited / name)
+    with open(edited / name / "europarl-v7.es-en.es", "ab") as handle:
+        handle.write("una frase más\n".encode())
+    mini = dataclasses.replace(upstream_mirror, root=edited)
+    url = release_archive(mini, name, tmp_path / "bad" / "es-en.tgz")
+    bad = dataclasses.replace(dataset, upstream={**dataset.upstream, "url": url})
+    with pytest.raises(ChecksumError, match="'europarl-v7.es-en.es' from upstream file://"):
+        fetch_upstream(bad, tmp_path / "bad-out", attempts=1)
+    monkeypatch.delenv("PARACOMP_CHECKSUM_OVERRIDE")
+    assert "checksum_override" not in fetch_upstream(bad, tmp_path / "plain", attempts=1)

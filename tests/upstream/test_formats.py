@@ -222,3 +222,20 @@ def test_word2vec_binary(upstream_mirror, tmp_path):
     bad.write_bytes(cut)
     with pytest.raises(DataError, match=rf"truncated at vector {len(words)} of {len(words)}"):
         from_word2vec_binary(bad)
+
+
+def test_compvec_vocabulary_holds_the_kept_pairs(upstream_mirror, mirror):
+    """The cut ``vocab.gz`` holds every lemma of the cut pairs, its lines in the release's
+    order (a subsequence of the shared mirror's)."""
+    from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
+
+    folder = upstream_mirror.dataset("compvec-wordnet")
+    vocabulary = read_vocabulary(folder / "vocab.gz")
+    lemmas = {
+        lemma
+        for name in ("train_data.gz", "test_data.gz")
+        for lemma in read_released(folder / name).column("lemma").to_pylist()
+    }
+    assert lemmas and lemmas <= set(vocabulary)
+    release = iter(read_vocabulary(mirror / "compvec-wordnet" / "vocab.gz"))
+    assert all(word in release for word in vocabulary)

@@ -31,6 +31,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from paracomp.atomic import atomic_dir, atomic_path, sha256_file
+from paracomp.data import checksums
 from paracomp.data.catalog import Dataset, Package
 from paracomp.errors import ChecksumError, DataError, SourceUnavailable
 
@@ -80,8 +81,10 @@ def verify_file(
 
 
 def fetch_mirror(dataset: Dataset, mirror: Path, out_dir: Path) -> dict[str, Any]:
-    """Copy every catalogue file of ``dataset`` from ``<mirror>/<dataset>/`` and verify it."""
+    """Copy every catalogue file of ``dataset`` from ``<mirror>/<dataset>/`` and verify it
+    (against ``$PARACOMP_CHECKSUM_OVERRIDE``'s sha256 where it names the file)."""
     source_dir = Path(mirror) / dataset.name
+    override = checksums.active()
     with atomic_dir(out_dir) as tmp:
         files: dict[str, str] = {}
         for name, meta in dataset.files.items():
@@ -93,14 +96,16 @@ def fetch_mirror(dataset: Dataset, mirror: Path, out_dir: Path) -> dict[str, Any
             dst = tmp / name
             dst.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(src, dst)
+            expected = checksums.expected_sha256(override, dataset.name, name, meta.sha256)
             files[name] = verify_file(
-                dst, meta.sha256, dataset=dataset.name, file=name, source=f"mirror {mirror}"
+                dst, expected, dataset=dataset.name, file=name, source=f"mirror {mirror}"
             )
         manifest = {
             "dataset": dataset.name,
             "source": "mirror",
             "origin": str(mirror),
             "files": files,
+            **checksums.provenance(override, dataset.name),
         }
         _write_manifest(tmp, manifest)
     return manifest
@@ -234,6 +239,7 @@ def fetch_upstream(
     if not dataset.upstream:
         raise SourceUnavailable(f"dataset {dataset.name!r} declares no upstream release")
     parts: list[dict[str, Any]] = dataset.upstream.get("parts", [dataset.upstream])
+    override = checksums.active()
     with atomic_dir(out_dir) as tmp, tempfile.TemporaryDirectory(prefix="paracomp-up-") as work:
         files: dict[str, str] = {}
         for index, part in enumerate(parts):
@@ -242,13 +248,17 @@ def fetch_upstream(
                 dataset, part, folder, attempts=attempts, backoff=backoff, timeout=timeout
             )
             for member, name in part["members"].items():
-                files[name] = _take_member(dataset, part["url"], tree, member, name, tmp)
+                expected = checksums.expected_sha256(
+                    override, dataset.name, name, _catalogue_sha256(dataset, member, name)
+                )
+                files[name] = _take_member(dataset, part["url"], tree, member, name, tmp, expected)
         urls = [part["url"] for part in parts]
         manifest = {
             "dataset": dataset.name,
             "source": "upstream",
             "origin": urls[0] if len(urls) == 1 else urls,
             "files": files,
+            **checksums.provenance(override, dataset.name),
         }
         _write_manifest(tmp, manifest)
     return manifest
@@ -285,8 +295,22 @@ def _fetch_release(
     return tree
 
 
-def _take_member(dataset: Dataset, url: str, tree: Path, member: str, name: str, out: Path) -> str:
-    """Copy ``member`` of an extracted release to ``out/name``; verify it; return its sha256."""
+def _catalogue_sha256(dataset: Dataset, member: str, name: str) -> str | None:
+    """The catalogue's sha256 of file ``name``, the release's ``member``; a member mapped to a
+    name that is not a catalogue file is a :class:`DataError`."""
+    if name not in dataset.files:
+        raise DataError(
+            f"dataset {dataset.name!r}: upstream member {member!r} maps to {name!r}, "
+            "which is not a catalogue file"
+        )
+    return dataset.files[name].sha256
+
+
+def _take_member(
+    dataset: Dataset, url: str, tree: Path, member: str, name: str, out: Path, expected: str | None
+) -> str:
+    """Copy ``member`` of an extracted release to ``out/name``; verify it against
+    ``expected``; return its sha256."""
     outer, *nested = member.split("::")
     path = tree / outer
     for inner in nested:
@@ -296,15 +320,9 @@ def _take_member(dataset: Dataset, url: str, tree: Path, member: str, name: str,
         path = unpacked / inner
     if not path.is_file():
         raise DataError(f"dataset {dataset.name!r}: upstream {url} has no member {member!r}")
-    if name not in dataset.files:
-        raise DataError(
-            f"dataset {dataset.name!r}: upstream member {member!r} maps to {name!r}, "
-            "which is not a catalogue file"
-        )
     target = out / name
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(path, target)
-    expected = dataset.files[name].sha256
     return verify_file(target, expected, dataset=dataset.name, file=name, source=f"upstream {url}")
 
 

@@ -32,6 +32,23 @@ def _origin(path: Path) -> str:
     return f"{source} of {Path(inputs[0]).name}" if inputs else source
 
 
+CORPORA = ("bible", "europarl", "ppdb")
+"""The ``source`` of the chain's first artefacts, each built from a raw corpus."""
+
+
+def corpora(path: Path) -> list[str]:
+    """The raw corpora (:data:`DESCRIPTIONS`) an artefact of the corpus chain was built from,
+    found by following its provenance's parquet inputs."""
+    prov = artefacts.provenance(path)
+    if prov.get("source") in CORPORA:
+        return [DESCRIPTIONS[prov["source"]]]
+    found: list[str] = []
+    for name in prov.get("inputs", {}):
+        if name.endswith(".parquet") and Path(name).is_file():
+            found += [c for c in corpora(Path(name)) if c not in found]
+    return found
+
+
 def training_set_stats(conditions: dict[str, Path]) -> dict[str, Any]:
     """Per condition: number of pairs, mean English tokens per segment, and provenance.
 
@@ -49,7 +66,8 @@ def training_set_stats(conditions: dict[str, Path]) -> dict[str, Any]:
         }
         mean = f"{lengths.mean():.2f}" if lengths.size else "no"
         data[name] = (
-            f"{path}: {table.num_rows} pairs, {mean} tokens per segment ({', '.join(columns)})"
+            f"{path} (from {'; '.join(corpora(path)) or 'unrecorded data'}): "
+            f"{table.num_rows} pairs, {mean} tokens per segment ({', '.join(columns)})"
         )
     return {"rows": rows, "data": data}
 

@@ -151,10 +151,12 @@ def evaluate_run(
     matrix = model.weight.detach().numpy()
     compvec = compvec_measure(model, data, max_length)
     chosen = compvec[candidates]
+    made = artefacts.provenance(Path(data_dir) / "test.parquet")
     measures: dict[str, dict[str, Any]] = {
         "mrr": _cell(
             chosen["mrr"],
-            f"CompVecEval on {chosen['queries']} test definitions against {chosen['candidates']} "
+            f"CompVecEval on {chosen['queries']} test definitions ({made.get('dataset')}, "
+            f"{made.get('source')} split) against {chosen['candidates']} "
             f"{candidates} lemmas (MRR {compvec['all']['mrr'] * 100:.1f} with all, "
             f"{compvec['test']['mrr'] * 100:.1f} with test candidates)",
         )

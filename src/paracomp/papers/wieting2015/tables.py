@@ -136,6 +136,7 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
     }
     preds = {row: word_predictions(path, simlex) for row, (path, _) in models.items()}
     gold = preds["skipgram_25"][1]
+    counts = _json(src.counts)
     for row, (pred, row_gold, left_out) in preds.items():
         if len(row_gold) != len(gold) or not np.array_equal(row_gold, gold):
             raise ValueError(f"table3: {row} scores other SimLex pairs than the initial vectors")
@@ -145,6 +146,7 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
             chosen = selected["ws" if row == "paragram_ws" else "constraints"]
             scores = chosen["record"]["scores"]
             data += (
+                f"; trained on {counts['ours']['kept']:,} {counts['source']} pairs"
                 f"; grid point {_fmt_point(chosen['record']['point'])} of "
                 f"{len(chosen['points'])}, selected by 2·WS-S − WS-R = "
                 f"{chosen['record']['criterion']['ws']:.3f} (WS-S "
@@ -160,7 +162,6 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
     )
     for row in ("hill2014b", "hill2014a", "inter_annotator"):
         built.cells[row, "sl999"] = Cell(None, "", LITERATURE)
-    counts = _json(src.counts)
     ours, paper = counts["ours"], counts["paper"]
     paragram = selected["paragram"]["record"]
     built.notes.append(
