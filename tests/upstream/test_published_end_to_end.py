@@ -134,10 +134,17 @@ class Run:
     output: str
 
 
+OPT_IN = "PARACOMP_PUBLISHED_E2E"
+"""Set to 1 to run this module: about 340 jobs, an hour on a loaded 2-core machine, beyond
+CI's budget until the run is cut to its 15-minute target (issue #26)."""
+
+
 @pytest.fixture(scope="module")
 def published_run(
     upstream_mirror, checksum_override_file, package_root, package_cache, tmp_path_factory
 ) -> Run:
+    if os.environ.get(OPT_IN) != "1":
+        pytest.skip(f"opt-in ({OPT_IN}=1): about an hour on 2 cores, beyond CI's budget")
     for package in PACKAGES:
         package_root(package)  # skips where the registry and the cache lack it
     workdir = tmp_path_factory.mktemp("published-e2e")
