@@ -58,6 +58,12 @@ def merged(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+def configured(runs: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A paper's runs, less those set to null: config files merge key by key and cannot
+    delete one, so a user's override leaves a run out by setting it to null."""
+    return {run: spec for run, spec in (runs or {}).items() if spec is not None}
+
+
 @cache
 def _settings_file(paper: str, name: str) -> dict[str, Any]:
     return yaml.safe_load(resource(paper, f"{name}.yaml").read_text()) or {}

@@ -66,3 +66,18 @@ def test_gate_tables_in_the_dag(tmp_path, mirror, dry_run):
     assert jobs["wieting2017_gate_table"] == "3" and jobs["wieting2017_point"] == str(2 * 22)
     out, jobs = dry_run(tmp_path, "results/wieting2017/table9.csv", published=True)
     assert '"sentences": 10000' in out and jobs["wieting2017_gates"] == "1"
+
+
+@pytest.mark.slow
+def test_a_run_set_to_null_is_left_out(tmp_path, mirror, dry_run):
+    """Config files merge key by key, so an override leaves a run out by setting it to null:
+    its jobs go, its cells are empty with the reason, the tables are still built."""
+    override = """papers:
+  wieting2017:
+    transfer: {lstm_none: null, gran_none: null}
+    supervised: {runs: {avg_none: null}}"""
+    out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror, override=override)
+    assert jobs["wieting2017_point"] == str(2 * 20)
+    assert jobs["wieting2017_supervised"] == str(2 * 15)
+    assert jobs["wieting2017_transfer_table"] == "5" and jobs["wieting2017_supervised_table"] == "3"
+    assert "points/lstm_none/" not in out and "supervised/avg_none/" not in out

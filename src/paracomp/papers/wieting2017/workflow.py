@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paracomp.errors import named
+from paracomp.papers import configured
 from paracomp.train.config import validate
 from paracomp.train.grid import grid_points
 
@@ -164,7 +165,7 @@ class Inputs:
     # -- runs -----------------------------------------------------------------------------
 
     def runs(self) -> dict[str, Mapping[str, Any]]:
-        return dict(self.block.get("transfer", {}))
+        return configured(self.block.get("transfer"))
 
     def points(self, run: str) -> list[dict[str, Any]]:
         return grid_points(self.block["grids"][self.runs()[run]["grid"]])
@@ -224,7 +225,7 @@ class Inputs:
     # -- supervised runs (Tables 5, 6, 8) --------------------------------------------------
 
     def supervised_runs(self) -> dict[str, Mapping[str, Any]]:
-        return dict(self.block.get("supervised", {}).get("runs", {}))
+        return configured(self.block.get("supervised", {}).get("runs"))
 
     def supervised_points(self, run: str) -> list[dict[str, Any]]:
         return grid_points(self.block["grids"][self.supervised_runs()[run]["grid"]])
