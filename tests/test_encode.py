@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from paracomp.eval.encode import AveragedEmbeddings, cosine_rows
+from paracomp.eval.encode import AveragedEmbeddings, cosine_rows, with_fallback
 from paracomp.eval.sts import predict_pairs, subset_metrics
 from paracomp.eval.wordsim import evaluate_wordsim
 
@@ -68,3 +68,12 @@ def test_wordsim_counts_oov_pairs():
     assert (res["n_total"], res["n"], res["n_oov"]) == (3, 2, 1)
     res = evaluate_wordsim(pairs, AveragedEmbeddings(WORDS, MATRIX, "unk"), True, "unk")
     assert res["n"] == 3
+
+
+def test_with_fallback_adds_only_the_words_a_model_lacks():
+    words, rows = with_fallback(
+        ["dog", "cat"], np.array([[1, 2], [3, 4]]),
+        ["cat", "pet", "dog", "zoo"], np.array([[9, 9], [5, 6], [9, 9], [7, 8]]),
+    )  # fmt: skip
+    assert words == ["dog", "cat", "pet", "zoo"]
+    assert rows.dtype == np.float32 and rows.tolist() == [[1, 2], [3, 4], [5, 6], [7, 8]]

@@ -207,7 +207,8 @@ def test_compvec_run_scores_as_its_papers_evaluation(tmp_path):
 @pytest.mark.slow
 def test_leaderboard_dag_covers_every_papers_runs(tmp_path, mirror, dry_run):
     """`snakemake leaderboard`: every paper's trained runs evaluated through the generic
-    evaluator (runs with composers by --run), the pretrained models by --embeddings."""
+    evaluator (runs with composers by --run, wieting2017's supervised encoders per task with
+    the vectors they started from), the pretrained models by --embeddings."""
     out, jobs = dry_run(tmp_path, "leaderboard", mirror=mirror)
     assert jobs["leaderboard_table"] == "1" and int(jobs["evaluate"]) > 50
     for folder in (
@@ -222,6 +223,12 @@ def test_leaderboard_dag_covers_every_papers_runs(tmp_path, mirror, dry_run):
     assert "--embeddings resources/embeddings/glove-6b-50d.parquet" in out
     assert "wieting2017 select-point --points gran_dropout_scrambling=" in out
     assert "paracomp evaluate --run results/wieting2015/rnn/phrases.selected --sts " in out
+    supervised = "results/wieting2017/supervised/gran_dropout_scrambling_universal/sts.selected"
+    start = "results/wieting2017/selected/gran_dropout_scrambling/embeddings.parquet"
+    assert f"paracomp evaluate --run {supervised} --fallback {start} --sts " in out
+    own = "results/wieting2017/supervised/avg_none/sick.selected"
+    assert f"--run {own} --fallback resources/wieting2017/init.parquet --sts " in out
+    assert "wieting2017 select-supervised --records" in out
 
 
 def test_fallback_needs_a_run(tmp_path, capsys):

@@ -8,7 +8,8 @@
 # a transfer run's point) and Tables 5, 6 and 8; the gate analysis of Tables 9-11 (World
 # English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
 # selected GRAN at each token). Each transfer run's point picked by "2016 STS" is copied to
-# selected/<run>/, its leaderboard model (LEADERBOARD, rules/common.smk).
+# selected/<run>/, and each supervised run's point picked by validation r, per task, to
+# supervised/<run>/<task>.selected/: their leaderboard models (LEADERBOARD, rules/common.smk).
 from paracomp.papers.wieting2017.workflow import (
     GATE_TABLES as WIETING2017_GATE_TABLES,
     R as WIETING2017_R,
@@ -224,7 +225,9 @@ rule wieting2017_supervised:
     input:
         unpack(WIETING2017_IN.supervised_inputs),
     output:
-        f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}.json",
+        record=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}.json",
+        composer=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}/composer.pt",
+        embeddings=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}/embeddings.parquet",
     log:
         "logs/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.log",
     benchmark:
@@ -236,6 +239,7 @@ rule wieting2017_supervised:
         args=WIETING2017_IN.supervised_args,
         device=TRAIN["device"],
         fallback="--allow-cpu-fallback" if TRAIN["allow_cpu_fallback"] else "",
+        encoder=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}",
     threads: TRAIN["threads"]
     resources:
         gpu=TRAIN["gpu"],
@@ -248,7 +252,32 @@ rule wieting2017_supervised:
         " --params {params.run:q} --point {params.point:q} {params.args}"
         " --run-name {wildcards.w17srun} --index {wildcards.w17point}"
         " --threads {threads} --device {params.device} {params.fallback}"
-        " --out {output:q} > {log} 2>&1"
+        " --out {output.record:q} --encoder-out {params.encoder:q} > {log} 2>&1"
+
+
+rule wieting2017_supervised_selected:
+    input:
+        WIETING2017_IN.supervised_selected_inputs,
+    output:
+        composer=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected/composer.pt",
+        embeddings=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected/embeddings.parquet",
+        record=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected/selected.json",
+    log:
+        "logs/wieting2017/supervised/{w17srun}/{w17task}.selected.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/supervised/{w17srun}/{w17task}.selected.tsv"
+    params:
+        records=WIETING2017_IN.supervised_point_records,
+        folder=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected",
+    localrule: True
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 select-supervised --records {params.records:q}"
+        " --out {params.folder:q} > {log} 2>&1"
 
 
 rule wieting2017_supervised_table:

@@ -43,7 +43,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     model.add_argument("--run", help="a trained run folder, composed by its own composer")
     p.add_argument(
         "--fallback",
-        help="with --run of a targets run: vectors of the words outside its vocabulary",
+        help="with --run: vectors of the words outside its rows (those it started from)",
     )
     p.add_argument("--sts", nargs="*", default=[], help="sentence-pair set parquet files")
     p.add_argument("--wordsim", nargs="*", default=[], help="word-pair set parquet files")

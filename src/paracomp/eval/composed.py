@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import numpy as np
 import torch
 
+from paracomp.eval.encode import with_fallback
 from paracomp.models.base import Composer, SegmentBatch
 
 SPECIAL = ("PAD", "UNK")
@@ -31,16 +32,13 @@ class ComposedEncoder:
         batch_size: int = 1024,
     ):
         self.composer = composer.eval()
-        words = [w for w in vocabulary if w not in SPECIAL]
         keep = [i for i, w in enumerate(vocabulary) if w not in SPECIAL]
-        self.index = {w: i for i, w in enumerate(words)}
-        rows = [np.asarray(matrix, dtype=np.float32)[keep]]
+        words = [vocabulary[i] for i in keep]
+        rows = np.asarray(matrix, dtype=np.float32)[keep]
         if fallback is not None:
-            extra = [(w, i) for i, w in enumerate(fallback_words) if w not in self.index]
-            for offset, (word, _) in enumerate(extra):
-                self.index[word] = len(words) + offset
-            rows.append(np.asarray(fallback, dtype=np.float32)[[i for _, i in extra]])
-        self.rows = torch.from_numpy(np.concatenate(rows))
+            words, rows = with_fallback(words, rows, fallback_words, fallback)
+        self.index = {w: i for i, w in enumerate(words)}
+        self.rows = torch.from_numpy(np.ascontiguousarray(rows))
         self.max_length, self.batch_size = max_length, batch_size
 
     def known(self, token: str) -> bool:

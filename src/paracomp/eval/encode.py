@@ -57,6 +57,21 @@ class AveragedEmbeddings:
         return summed / np.maximum(lengths, 1.0)[:, None]
 
 
+def with_fallback(
+    words: Sequence[str],
+    matrix: np.ndarray,
+    fallback_words: Sequence[str],
+    fallback: np.ndarray,
+) -> tuple[list[str], np.ndarray]:
+    """``words`` and their rows, then every word of ``fallback_words`` they lack with its
+    ``fallback`` row (a model's own rows first; the vectors it started from for the rest)."""
+    known = set(words)
+    extra = [i for i, w in enumerate(fallback_words) if w not in known]
+    rows = np.asarray(fallback, dtype=np.float32)[extra]
+    merged = np.concatenate([np.asarray(matrix, dtype=np.float32), rows])
+    return [*words, *(fallback_words[i] for i in extra)], merged
+
+
 def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Row-wise cosine similarity; 0 where either row is the zero vector."""
     num = np.einsum("ij,ij->i", a, b, dtype=np.float64)

@@ -2,11 +2,11 @@
 
 A model is either word vectors (an embeddings artefact: their rows averaged,
 :class:`~paracomp.eval.encode.AveragedEmbeddings`) or a trained run folder
-(:mod:`paracomp.train.run_folder`) evaluated through its own composer: a pair run
-(objectives ``bicvm``, ``paraphrase``) by :func:`paracomp.eval.trained.load_run`, a run towards
-target words (objective ``targets``) by :class:`paracomp.eval.composed.ComposedEncoder` over its
-tuned rows, words outside its vocabulary taking the ``fallback`` vectors (those it started
-from), at most ``max_length`` tokens.
+(:mod:`paracomp.train.run_folder`) evaluated through its own composer: a sentence run
+(objectives ``bicvm``, ``paraphrase``, ``supervised``) by :func:`paracomp.eval.trained.load_run`, a
+run towards target words (objective ``targets``) by :class:`paracomp.eval.composed.ComposedEncoder`
+over its tuned rows, at most ``max_length`` tokens; for either, words outside the run's rows
+take the ``fallback`` vectors (those it started from) where given.
 """
 
 from __future__ import annotations
@@ -42,18 +42,21 @@ def embeddings_encoder(path: Path, oov: str) -> tuple[Encoding, SentenceEncoder]
 
 def run_encoder(run_dir: Path, fallback: Path | None = None) -> tuple[Encoding, SentenceEncoder]:
     """A run folder's encoder through its own composer (``fallback``: the vectors of words
-    outside a ``targets`` run's vocabulary; ignored by pair runs, which have none)."""
+    outside its rows, those it started from)."""
     from paracomp.eval.composed import ComposedEncoder
     from paracomp.eval.trained import load_run
     from paracomp.train import run_folder
     from paracomp.train.targets.task import load_model
 
     config, _ = run_folder.read_composer(Path(run_dir))
-    if config.objective != "targets":
-        config, encoder = load_run(Path(run_dir))
-        return Encoding(f"composer {config.composer}", str(run_dir), config.objective), encoder
-    model, vocabulary = load_model(Path(run_dir))
     words, matrix = artefacts.read_embeddings(fallback) if fallback else ([], None)
+    if config.objective != "targets":
+        config, encoder = load_run(Path(run_dir), fallback=(words, matrix) if fallback else None)
+        encoding = Encoding(
+            f"composer {config.composer}", str(run_dir), config.objective, str(fallback or "")
+        )
+        return encoding, encoder
+    model, vocabulary = load_model(Path(run_dir))
     encoder = ComposedEncoder(
         model.composer, vocabulary, model.weight.detach().numpy(), words, matrix,
         config.max_length,

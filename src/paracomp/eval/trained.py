@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from paracomp.eval.encode import with_fallback
 from paracomp.models import PROBABILISTIC_COMPOSERS
 from paracomp.models.base import Composer, SegmentBatch
 from paracomp.models.pair import PairModel
@@ -99,12 +100,19 @@ def pair_encoder(model: PairModel, words: Sequence[str], config: TrainConfig) ->
     return TrainedEncoder(model.composer, words[first:], matrix, features_of(config.composer))
 
 
-def load_run(run_dir: Path, device: str = "cpu") -> tuple[TrainConfig, TrainedEncoder]:
+def load_run(
+    run_dir: Path,
+    device: str = "cpu",
+    fallback: tuple[Sequence[str], np.ndarray] | None = None,
+) -> tuple[TrainConfig, TrainedEncoder]:
     """A finished pair run's settings and encoder, from its folder
-    (:mod:`~paracomp.train.run_folder`)."""
+    (:mod:`~paracomp.train.run_folder`); ``fallback``: words and rows for the words outside
+    the run's rows (:func:`~paracomp.eval.encode.with_fallback`)."""
     config, state = run_folder.read_composer(Path(run_dir), device)
     composer = make_composer(config.composer, config.dim, settings=config.to_dict()).to(device)
     composer.load_state_dict(state)
     composer.eval()
     words, matrix = run_folder.read_rows(Path(run_dir))
+    if fallback is not None:
+        words, matrix = with_fallback(words, matrix, *fallback)
     return config, TrainedEncoder(composer, words, matrix, features_of(config.composer))

@@ -51,6 +51,8 @@ def train_job(
     ``targets`` objective starts from the word rows of the embeddings artefact ``init``, a
     pair objective from its vectors if given (:class:`~paracomp.train.pairs.task.PairTask`), with
     the constraint lists ``constraints`` (a parquet file of ``word`` and its ``members``)."""
+    if config.objective == "supervised":
+        raise ConfigError("objective 'supervised' is trained by a paper's own step, not here")
     table = pq.read_table(pairs)
     inputs = [p for p in (pairs, init, constraints) if p is not None]
     checksums = artefacts.input_checksums(inputs)

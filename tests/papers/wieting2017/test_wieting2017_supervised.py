@@ -3,6 +3,8 @@ supervised run of the similarity head on hand-made pairs."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -138,3 +140,87 @@ def test_gridded_supervised_run_is_the_plain_run(mirror, model):
         torch.testing.assert_close(gridded_state[key], value, rtol=0, atol=1e-5)
     assert gridded["epoch"] == plain["epoch"]
     assert gridded["test_pearson"] == pytest.approx(plain["test_pearson"], abs=0.01)
+
+
+def test_the_selected_epochs_encoder_is_a_run_folder_the_evaluator_reads(mirror, tmp_path):
+    """A supervised point on 150 real SICK pairs writes its encoder at the epoch validation r
+    picks: objective ``supervised``, the composer's state and only the word rows training
+    moved (words of the dev and test parts keep their initial rows, read back as the
+    fallback). Read through the evaluator's ``run_encoder`` with the initial vectors as the
+    fallback, it encodes the test sentences as the trained model did at that epoch."""
+    from paracomp import artefacts
+    from paracomp.eval.model_encoder import run_encoder
+    from paracomp.eval.tokens import tokenize_all
+    from paracomp.models.registry import make_composer
+    from paracomp.papers.wieting2017.supervised import run_supervised, supervised_frame
+    from paracomp.train.run_folder import read_composer, read_rows
+
+    sick = pd.read_csv(mirror / "sick2014" / "SICK_train.txt", sep="\t").head(150)
+    sets = {"sick2014": tmp_path / "sick.parquet"}
+    pd.DataFrame({
+        "dataset": "sick2014", "subset": "sick",
+        "split": np.repeat(["train", "trial", "test"], [100, 25, 25]),
+        "id": sick["pair_ID"].astype(str), "s1": sick["sentence_A"], "s2": sick["sentence_B"],
+        "score": sick["relatedness_score"], "label": sick["entailment_judgment"],
+    }).to_parquet(sets["sick2014"])  # fmt: skip
+    frame, _ = supervised_frame("sick", sets, seed=1)
+    words = sorted({w for s in [*frame["s1"], *frame["s2"]] for w in s.lower().split()})
+    matrix = np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32)
+    init = tmp_path / "init.parquet"
+    artefacts.write_embeddings(words, matrix, init, artefacts.Provenance("t", "t", {}, {}))
+    settings = {**SMALL, "dim": 8, "split_seed": 1}
+
+    record = run_supervised("sick", sets, "lstmavg", settings, "whitespace", True, init,
+                            encoder_out=tmp_path / "enc")  # fmt: skip
+    assert record["epoch"] >= 1
+
+    # the same point again, keeping the test sentences' vectors at each better epoch
+    test = frame[frame["part"] == "test"]
+    tokens = tokenize_all([*test["s1"], *test["s2"]], "whitespace", True)
+    index = {w: i for i, w in enumerate(words)}
+    ids = [np.array([index[t] for t in s if t in index], dtype=np.int64) for s in tokens]
+    seen: dict[str, np.ndarray] = {}
+
+    def keep(model) -> None:
+        with torch.no_grad():
+            seen["vectors"] = model.embed(ids, None).numpy()
+
+    composer = make_composer("lstmavg", 8, torch.Generator().manual_seed(1), settings)
+    again = train_supervised(frame, "sick", words, matrix, composer, settings, "whitespace",
+                             True, on_best=keep)  # fmt: skip
+    assert again["epoch"] == record["epoch"]
+
+    config, _ = read_composer(tmp_path / "enc")
+    assert (config.objective, config.composer, config.dropout) == ("supervised", "lstmavg", 0.1)
+    moved, _ = read_rows(tmp_path / "enc")
+    train_words = {t for s in frame[frame["part"] == "train"][["s1", "s2"]].stack()
+                   for t in s.lower().split()}  # fmt: skip
+    assert moved and set(moved) <= train_words and len(moved) < len(words)
+
+    encoding, encoder = run_encoder(tmp_path / "enc", fallback=init)
+    assert encoding.objective == "supervised" and encoding.fallback == str(init)
+    np.testing.assert_allclose(encoder.encode(tokens), seen["vectors"], rtol=0, atol=1e-5)
+    _, bare = run_encoder(tmp_path / "enc")
+    assert not np.allclose(bare.encode(tokens), seen["vectors"], atol=1e-3)
+
+
+def test_select_supervised_copies_the_point_of_the_best_validation_r(tmp_path):
+    """`paracomp wieting2017 select-supervised`: the point with the highest dev r (the first
+    on ties) is copied, as a run folder, with its record in selected.json."""
+    from paracomp.cli import main
+
+    records = []
+    for index, dev in enumerate([40.0, 55.0, 55.0]):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        for name in ("composer.pt", "embeddings.parquet"):
+            (folder / name).write_bytes(f"{name} of point {index}".encode())
+        record = {"run": "gran_none", "task": "sts", "index": index, "dev_pearson": dev}
+        (tmp_path / f"{index}.json").write_text(json.dumps(record))
+        records.append(str(tmp_path / f"{index}.json"))
+    out = tmp_path / "sts.selected"
+    assert main(["wieting2017", "select-supervised", "--records", *records, "--out", str(out)]) == 0
+    assert (out / "composer.pt").read_bytes() == b"composer.pt of point 1"
+    assert (out / "embeddings.parquet").read_bytes() == b"embeddings.parquet of point 1"
+    selected = json.loads((out / "selected.json").read_text())
+    assert (selected["index"], selected["folder"]) == (1, str(tmp_path / "1"))

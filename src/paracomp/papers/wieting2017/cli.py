@@ -121,7 +121,7 @@ def _supervised(args: argparse.Namespace) -> None:
     with compute_settings(args.threads, flush_denormal=False):
         result = run_supervised(args.task, sets, args.model, settings, args.tokenizer,
                                 args.lowercase, init, args.universal or [],
-                                resolve_device(config))  # fmt: skip
+                                resolve_device(config), args.encoder_out)  # fmt: skip
     write_json(Path(args.out), {"run": args.run_name, "index": args.index,
                                 "point": json.loads(args.point), **result})  # fmt: skip
 
@@ -196,6 +196,20 @@ def _select_point(args: argparse.Namespace) -> None:
     log.info("run %s: point %d of %d selected by %s", run, point.point, len(points), args.selection)
 
 
+def _select_supervised(args: argparse.Namespace) -> None:
+    from paracomp.atomic import write_json
+    from paracomp.papers.wieting2017.tables import pick_supervised
+    from paracomp.train.run_folder import copy_run
+
+    records = {Path(p): json.loads(Path(p).read_text()) for p in args.records}
+    best = pick_supervised(list(records.values()))
+    path = next(p for p, r in records.items() if r is best)
+    copy_run(path.with_suffix(""), args.out)
+    write_json(args.out / "selected.json", {**best, "folder": str(path.with_suffix(""))})
+    log.info("run %s %s: point %d of %d selected by validation r", best["run"], best["task"],
+             best["index"], len(records))  # fmt: skip
+
+
 def _gate_table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.gates import write_gate_table
 
@@ -261,6 +275,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--index", type=int, required=True)
     _tokenizer_args(p)
     p.add_argument("--out", required=True, help="record JSON")
+    p.add_argument("--encoder-out", type=Path, help="run folder of the selected epoch's encoder")
     p.set_defaults(func=_supervised)
 
     p = cmds.add_parser("supervised-table", help="build a supervised table (5, 6, 8)")
@@ -296,6 +311,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--selection", default="sts2016", choices=["oracle", "sts2016"])
     p.add_argument("--out", required=True, help="folder: composer, word rows, selected.json")
     p.set_defaults(func=_select_point)
+
+    p = cmds.add_parser(
+        "select-supervised", help="a run folder of the supervised point validation r picks"
+    )
+    p.add_argument(
+        "--records",
+        nargs="+",
+        required=True,
+        help="the points' record JSONs (each beside its encoder folder, less .json)",
+    )
+    p.add_argument(
+        "--out", type=Path, required=True, help="folder: composer, word rows, selected.json"
+    )
+    p.set_defaults(func=_select_supervised)
 
     p = cmds.add_parser("gate-table", help="build a gate table (9, 10, 11)")
     p.add_argument("table", choices=["table9", "table10", "table11"])

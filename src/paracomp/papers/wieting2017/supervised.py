@@ -34,6 +34,7 @@ from torch import nn
 from paracomp.eval.metrics import pearson
 from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
+from paracomp.train.config import TrainConfig
 from paracomp.train.pairs.task import graphed_composer
 
 log = logging.getLogger(__name__)
@@ -164,12 +165,14 @@ def train_supervised(
     composer_anchor: Mapping[str, torch.Tensor] | None = None,
     device: torch.device | str = "cpu",
     gridded: bool = False,
+    on_best: Callable[[SupervisedModel], None] | None = None,
 ) -> dict[str, Any]:
     """Train on the ``train`` part of ``frame``, select the epoch by ``dev`` Pearson, report
     its ``test`` Pearson (×100); ``settings``: epochs, batch_size, lr, hidden, dropout,
     word_dropout, scramble, reg_initial, reg_composer, seed. On ``device`` (the data and
     the noise's draws stay on the CPU). ``gridded``: the composer runs as a
-    :class:`~paracomp.train.cuda_graph.GriddedComposer`, replayed from CUDA graphs on CUDA."""
+    :class:`~paracomp.train.cuda_graph.GriddedComposer`, replayed from CUDA graphs on CUDA.
+    ``on_best`` is called with the model after each epoch that improves the dev Pearson."""
     start = time.perf_counter()
     torch.manual_seed(settings["seed"])
     spec = TASKS[task]
@@ -235,6 +238,8 @@ def train_supervised(
         if dev > best["dev"]:
             test = pearson(predict(parts["test"]), data.gold[parts["test"]])
             best = {"dev": dev, "test": test, "epoch": epoch}
+            if on_best is not None:
+                on_best(model)
         log.info("%s epoch %d: dev r %.4f (best %.4f, epoch %d)", task, epoch, dev,
                  best["dev"], best["epoch"])  # fmt: skip
     return {
@@ -257,10 +262,12 @@ def run_supervised(
     init: Path | None = None,
     universal: Sequence[str] = (),
     device: torch.device | str = "cpu",
+    encoder_out: Path | None = None,
 ) -> dict[str, Any]:
     """One supervised grid point: the composer ``model`` over the initial vectors ``init``, or
     ("universal") over the word vectors and composer of the point of a transfer run that
-    2016 STS selects (``universal``: its ``run=folder`` points), anchored to them."""
+    2016 STS selects (``universal``: its ``run=folder`` points), anchored to them.
+    ``encoder_out``: a run folder of the encoder at the selected epoch (:func:`write_encoder`)."""
     from paracomp import artefacts
     from paracomp.models.registry import make_composer
     from paracomp.train import run_folder
@@ -279,18 +286,78 @@ def run_supervised(
         config, state = run_folder.read_composer(point.folder)
         if config.composer != model:
             raise ValueError(f"transfer run {run} trained {config.composer}, not {model}")
-        composer = make_composer(model, settings["dim"], generator, config.to_dict())
+        shape = config.to_dict()
+        composer = make_composer(model, settings["dim"], generator, shape)
         composer.load_state_dict(state)
         anchor = dict(composer.state_dict())
         words, matrix = run_folder.read_rows(point.folder)
         source = {"universal": run, "point": point.point, "settings": point.settings}
     else:
-        composer = make_composer(model, settings["dim"], generator, settings)
+        shape = dict(settings)
+        composer = make_composer(model, settings["dim"], generator, shape)
         words, matrix = artefacts.read_embeddings(init)
     gridded = graphed_composer({**settings, "composer": model}, device)
+    # the encoder of the selected epoch; as initialised where no epoch is (a NaN dev r)
+    best = {
+        "weight": np.asarray(matrix, dtype=np.float32),
+        "composer": {k: v.detach().clone() for k, v in composer.state_dict().items()},
+    }
+
+    def keep(trained: SupervisedModel) -> None:
+        best["weight"] = trained.weight.detach().cpu().numpy().copy()
+        state = trained.composer.state_dict()
+        best["composer"] = {k: v.detach().cpu().clone() for k, v in state.items()}
+
     result = train_supervised(frame, task, words, matrix, composer, settings, tokenizer,
-                              lowercase, anchor, device, gridded)  # fmt: skip
+                              lowercase, anchor, device, gridded,
+                              keep if encoder_out else None)  # fmt: skip
+    if encoder_out is not None:
+        config = encoder_config(model, settings, shape)
+        write_encoder(encoder_out, config, best["composer"], words, matrix, best["weight"], task)
     return {**result, "missing_subsets": missing, "source": source}
+
+
+def encoder_config(
+    model: str, settings: Mapping[str, Any], shape: Mapping[str, Any]
+) -> TrainConfig:
+    """The run settings of a supervised encoder: objective ``supervised``, the composer
+    ``model`` as ``shape`` (the settings it was built with) shapes it, and the settings of
+    ``settings`` the trainer knows."""
+    from dataclasses import fields
+
+    from paracomp.models.registry import COMPOSER_SETTINGS
+
+    known = {f.name for f in fields(TrainConfig)}
+    own = {k: shape[k] for k in COMPOSER_SETTINGS.get(model, ()) if k in shape}
+    trained = {k: v for k, v in settings.items() if k in known}
+    return TrainConfig.from_dict({**trained, **own, "objective": "supervised", "composer": model})
+
+
+def write_encoder(
+    out: Path,
+    config: TrainConfig,
+    composer: Mapping[str, torch.Tensor],
+    words: Sequence[str],
+    initial: np.ndarray,
+    trained: np.ndarray,
+    task: str,
+) -> None:
+    """The encoder of a supervised point as a run folder: its composer and the word rows
+    training moved (the others are their ``initial`` rows, which an evaluation takes as the
+    fallback vectors)."""
+    from paracomp import artefacts
+    from paracomp.train import run_folder
+
+    moved = np.flatnonzero((trained != np.asarray(initial, dtype=trained.dtype)).any(axis=1))
+    provenance = artefacts.Provenance(
+        dataset=f"supervised-{task}",
+        source="paracomp.papers.wieting2017.supervised",
+        inputs={},
+        config=config.to_dict(),
+        notes=f"the {len(moved)} of {len(words)} word rows training moved; the others as initial",
+    )
+    rows = [words[i] for i in moved]
+    run_folder.write_run(Path(out), config, composer, rows, trained[moved], provenance)
 
 
 def supervised_frame(

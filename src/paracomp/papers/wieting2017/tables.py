@@ -397,6 +397,11 @@ def load_records(records: Sequence[str]) -> dict[str, dict[str, list[dict]]]:
     return runs
 
 
+def pick_supervised(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
+    """The record of the grid point with the best validation r (the first on ties)."""
+    return max(sorted(records, key=lambda r: r["index"]), key=lambda r: r["dev_pearson"])
+
+
 def supervised_cells(
     records: Mapping[str, Mapping[str, list[dict]]],
     printed: PrintedTable,
@@ -415,7 +420,7 @@ def supervised_cells(
                 why = f"supervised run {run} is not configured (papers.wieting2017.supervised)"
                 cells[row, task] = Cell(None, "", why)
                 continue
-            best = max(sorted(found, key=lambda r: r["index"]), key=lambda r: r["dev_pearson"])
+            best = pick_supervised(found)
             missing = best.get("missing_subsets") or []
             data = (
                 f"run {run}, point {best['index']} of {len(found)} {json.dumps(best['point'])}, "

@@ -43,6 +43,13 @@ SUPERVISED_TABLES = ("table5", "table6", "table8")
 GATE_TABLES = ("table9", "table10", "table11")
 """Tables 9-11: the gate analysis of the selected GRAN (``gates``)."""
 TASKS = ("sts", "sick")
+SUPERVISED_NOTES = {
+    "sts": "encoder trained with Tai et al.'s head on 40% of the STS 2012-2015 pairs (their "
+    "scores here include those pairs), the head left out",
+    "sick": "encoder trained with Tai et al.'s head on SICK's train part (scored here on its "
+    "test part), the head left out",
+}
+"""The leaderboard's note on the supervised encoders of each task."""
 SUPERVISED_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014")
 CORPUS_NOTES = {
     "bible": "English-English Bible verse pairs (KJV-WEB, Debian SWORD modules; "
@@ -209,10 +216,31 @@ class Inputs:
     def leaderboard(self) -> dict[str, dict[str, str]]:
         """Each transfer run as a leaderboard model: the run folder of its point picked by
         "2016 STS" (the paper's selection that reads no transfer set)."""
-        return {
+        transfer = {
             f"wieting2017/{run}": {"paper": "wieting2017", "run": f"{W}/selected/{run}"}
             for run in self.runs()
         }
+        return {**transfer, **self.supervised_leaderboard()}
+
+    def supervised_leaderboard(self) -> dict[str, dict[str, str]]:
+        """Each supervised run's encoder per task, at the point validation r picks: its own
+        word rows, the others those it started from (the initial vectors, or a universal
+        run's transfer point selected by 2016 STS)."""
+        entries = {}
+        for run, spec in self.supervised_runs().items():
+            start = (
+                f"{W}/selected/{spec['universal']}/embeddings.parquet"
+                if "universal" in spec
+                else f"{R}/init.parquet"
+            )
+            for task in TASKS:
+                entries[f"wieting2017/supervised-{task}/{run}"] = {
+                    "paper": "wieting2017",
+                    "run": f"{W}/supervised/{run}/{task}.selected",
+                    "fallback": start,
+                    "note": SUPERVISED_NOTES[task],
+                }
+        return entries
 
     def selected_inputs(self, wildcards) -> list[str]:
         files = ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")
@@ -274,6 +302,21 @@ class Inputs:
             for task in TASKS
             for p in range(len(self.supervised_points(run)))
         ]
+
+    def supervised_point_records(self, wildcards) -> list[str]:
+        """The record of every grid point of a supervised run and task."""
+        run, task = wildcards.w17srun, wildcards.w17task
+        return [
+            f"{W}/supervised/{run}/{task}/{p}.json" for p in range(len(self.supervised_points(run)))
+        ]
+
+    def supervised_selected_inputs(self, wildcards) -> list[str]:
+        return [
+            path
+            for record in self.supervised_point_records(wildcards)
+            for path in (record, record.removesuffix(".json") + "/composer.pt",
+                         record.removesuffix(".json") + "/embeddings.parquet")
+        ]  # fmt: skip
 
     def supervised_table_inputs(self, wildcards) -> list[str]:
         return [path for _, path in self.supervised_records(wildcards.w17stable)]
