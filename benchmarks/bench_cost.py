@@ -37,9 +37,9 @@ backward twice its products) and ``2·T·(D + H)·4H`` without; a GRAN adds ``3 
 for its gate, a Bi encoder doubles it all. The limit is those FLOPs at the rate of one
 1,024 × 1,024 × 1,024 float32 ``torch.mm`` measured in the same run and thread count, per
 CPU-second (``sgemm`` in the header); ``of limit`` is the step's FLOPs per CPU-second over
-that rate. The
-additive and algebraic families (``avg``, ``J_bi``, ``J_pa``, ``paragram``, ``cv-sum`` …) do
-few products: their steps are bound by memory and per-operation overhead, not the limit.
+that rate. The additive and algebraic families (``avg``, ``J_bi``, ``J_pa``, ``paragram``,
+``cv-sum`` …) do few products: their steps are bound by memory and per-operation overhead,
+not the limit. The README's *CPU cost model* has the table of 2026-11-27.
 """
 
 from __future__ import annotations
