@@ -12,6 +12,7 @@ from paracomp.models.base import SegmentBatch
 from paracomp.models.gaussian import (
     LSTMAvgComposer,
     LSTMGaussianComposer,
+    LSTMStates,
     WLOComposer,
     padded,
     split,
@@ -171,6 +172,25 @@ def test_lstm_avg_matches_each_segment_alone():
     for n, segment in enumerate(SEGMENTS):
         torch.testing.assert_close(out[n], _lstm_alone(composer, rows, segment))
     assert torch.equal(out[2], torch.zeros(6))  # empty segment
+
+
+def test_lstm_states_on_cpu_are_nn_lstm_with_its_gradients():
+    """The CPU path (one projection product, a step per position) against ``nn.LSTM`` run
+    over each segment alone, values and every gradient, up to the order of float32 sums."""
+    segments = [*SEGMENTS, [1, 1, 0, 3, 4, 2, 2, 0]]
+    grads = []
+    for reference in (False, True):
+        rows = torch.randn(5, 4, generator=torch.Generator().manual_seed(5)).requires_grad_()
+        states = LSTMStates(4, 6, torch.Generator().manual_seed(0))
+        if reference:
+            out = torch.cat([states.lstm(rows[s].unsqueeze(0))[0][0] for s in segments if s])
+        else:
+            out = states(_batch(segments, rows))
+        weights = torch.randn(out.shape, generator=torch.Generator().manual_seed(1))
+        (out * weights).sum().backward()
+        grads.append([out, rows.grad, *(p.grad for p in states.parameters())])
+    for ours, theirs in zip(*grads, strict=True):
+        torch.testing.assert_close(ours, theirs, rtol=1e-5, atol=1e-6)
 
 
 def test_lstm_gaussian_heads_on_the_average():

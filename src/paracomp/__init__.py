@@ -1,8 +1,23 @@
-"""paracomp: regenerate the results tables of five papers on paraphrastic and compositional embeddings."""
+"""paracomp: regenerate the results tables of five papers on paraphrastic and compositional embeddings.
 
-from importlib.metadata import PackageNotFoundError, version
+``__version__`` is looked up on first use (``importlib.metadata`` costs every command's
+start-up a few tens of milliseconds otherwise).
+"""
 
-try:
-    __version__ = version("paracomp")
-except PackageNotFoundError:  # running from a source tree without installation
-    __version__ = "0.0.0+source"
+from functools import cache
+
+
+@cache
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("paracomp")
+    except PackageNotFoundError:  # running from a source tree without installation
+        return "0.0.0+source"
+
+
+def __getattr__(name: str) -> str:
+    if name == "__version__":
+        return _version()
+    raise AttributeError(f"module 'paracomp' has no attribute {name!r}")

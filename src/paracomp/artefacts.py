@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from paracomp import __version__
+import paracomp
 from paracomp.atomic import atomic_path, sha256_file
 from paracomp.errors import DataError
 
@@ -99,7 +99,7 @@ class Provenance:
                 "inputs": dict(self.inputs),
                 "config": dict(self.config),
                 "notes": self.notes,
-                "paracomp_version": __version__,
+                "paracomp_version": paracomp.__version__,
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
             },
             sort_keys=True,

@@ -11,8 +11,10 @@ from __future__ import annotations
 import functools
 from collections.abc import Iterable
 from multiprocessing import Pool
+from typing import TYPE_CHECKING
 
-from sacremoses import MosesPunctNormalizer, MosesTokenizer
+if TYPE_CHECKING:  # sacremoses takes a quarter of a second to import: only where it tokenises
+    from sacremoses import MosesPunctNormalizer, MosesTokenizer
 
 _CHUNK = 512
 
@@ -20,12 +22,16 @@ _CHUNK = 512
 @functools.cache
 def moses_tokenizer(lang: str) -> MosesTokenizer:
     """One cached sacremoses tokenizer per language (building one loads its prefix lists)."""
+    from sacremoses import MosesTokenizer
+
     return MosesTokenizer(lang=lang)
 
 
 @functools.cache
 def punct_normalizer(lang: str) -> MosesPunctNormalizer:
     """One cached sacremoses punctuation normaliser per language."""
+    from sacremoses import MosesPunctNormalizer
+
     return MosesPunctNormalizer(lang=lang)
 
 

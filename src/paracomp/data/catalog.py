@@ -17,9 +17,8 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from paracomp.errors import ConfigError
+from paracomp.yamltext import safe_load
 
 SOURCES = ("mirror", "registry", "upstream")
 MIRROR_ENV = "PARACOMP_MIRROR"
@@ -148,7 +147,7 @@ def _parse(raw: dict[str, Any]) -> Catalog:
 def load() -> Catalog:
     """The catalogue shipped with the package."""
     text = files("paracomp.data").joinpath("catalog.yaml").read_text()
-    return _parse(yaml.safe_load(text))
+    return _parse(safe_load(text))
 
 
 def mirror_dir(configured: str | None, origin: str = "config key `mirror`") -> Path | None:

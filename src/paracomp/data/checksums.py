@@ -17,6 +17,7 @@ from typing import Any
 import yaml
 
 from paracomp.errors import ConfigError
+from paracomp.yamltext import safe_load
 
 OVERRIDE_ENV = "PARACOMP_CHECKSUM_OVERRIDE"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
@@ -37,7 +38,7 @@ def read_override(path: Path) -> Override:
     from paracomp.data.catalog import load
 
     try:
-        raw: Any = yaml.safe_load(path.read_text())
+        raw: Any = safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as err:
         raise ConfigError(
             f"checksum override {path} (${OVERRIDE_ENV}): unreadable: {err}"

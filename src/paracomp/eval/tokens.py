@@ -4,14 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
-from sacremoses import MosesTokenizer
+if TYPE_CHECKING:  # imported where a sentence is Moses-tokenised (a quarter of a second)
+    from sacremoses import MosesTokenizer
 
 TOKENIZERS = ("moses", "whitespace")
 
 
 @cache
 def _moses() -> MosesTokenizer:
+    from sacremoses import MosesTokenizer
+
     return MosesTokenizer(lang="en")
 
 

@@ -20,11 +20,10 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 from typing import Any
 
-import yaml
-
 from paracomp.errors import ConfigError
 from paracomp.tables.layout import GroupRef, LeafRef, parse_rows
 from paracomp.tables.printed import PrintedTable, parse_printed
+from paracomp.yamltext import safe_load
 
 PAPERS = ("elgohary2016", "wieting2015", "wieting2017", "scheepers2018", "chen2020")
 """Every paper, by key (the list of papers: the one generic place a new paper is named)."""
@@ -66,7 +65,7 @@ def configured(runs: Mapping[str, Any] | None) -> dict[str, Any]:
 
 @cache
 def _settings_file(paper: str, name: str) -> dict[str, Any]:
-    return yaml.safe_load(resource(paper, f"{name}.yaml").read_text()) or {}
+    return safe_load(resource(paper, f"{name}.yaml").read_text()) or {}
 
 
 def paper_settings(
@@ -126,7 +125,7 @@ def check_generic_tables(paper: str, tables: Mapping[str, Mapping[str, Any]]) ->
 @cache
 def _layout(paper: str) -> dict:
     found = resource(paper, "layout.yaml")
-    return yaml.safe_load(found.read_text()) if found.is_file() else {}
+    return safe_load(found.read_text()) if found.is_file() else {}
 
 
 def row_refs(paper: str, table: str) -> dict[str, LeafRef | GroupRef]:

@@ -28,6 +28,7 @@ from typing import Any
 import yaml
 
 from paracomp.errors import ConfigError
+from paracomp.yamltext import safe_load
 
 CELL = re.compile(r"\[([^\]|]+)\|([^\]|]+)\|([^\]|]+)(?:\|(paper))?\]")
 """A cell reference: ``[table|row|column]``, or ``[table|row|column|paper]``."""
@@ -158,7 +159,7 @@ def _number(value: float) -> str:
 def read_claims(path: Path) -> list[Claim]:
     """The claims of a ``findings.yaml``, their tests checked; errors name the file and key."""
     try:
-        doc = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+        doc = safe_load(Path(path).read_text(encoding="utf-8"))
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not YAML ({exc})") from exc
     entries = (doc or {}).get("claims")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
+from paracomp.yamltext import safe_load
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class PrintedTable:
 
 def parse_printed(paper: str, text: str) -> dict[str, PrintedTable]:
     """Every printed table of ``paper`` from its YAML ``text``, keyed ``table3`` etc."""
-    raw = yaml.safe_load(text)
+    raw = safe_load(text)
     return {
         key: PrintedTable(
             paper=paper,

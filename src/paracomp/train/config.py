@@ -16,7 +16,6 @@ from importlib.resources import files
 from typing import Any
 
 import jsonschema
-import yaml
 
 from paracomp.errors import ConfigError
 from paracomp.models import (
@@ -25,6 +24,7 @@ from paracomp.models import (
     PROBABILISTIC_COMPOSERS,
     TAGGED_COMPOSERS,
 )
+from paracomp.yamltext import safe_load
 
 PAIR_OBJECTIVES = ("bicvm", "paraphrase")
 """Objectives over segment pairs (:mod:`paracomp.train.pairs.task`); ``targets`` trains segments
@@ -58,7 +58,7 @@ and the run restarts. Bitwise equality with an uninterrupted run needs the same 
 @cache
 def schema() -> dict[str, Any]:
     """The JSON schema of a run's settings (``config.schema.yaml``)."""
-    return yaml.safe_load(files(__package__).joinpath("config.schema.yaml").read_text())
+    return safe_load(files(__package__).joinpath("config.schema.yaml").read_text())
 
 
 def _default(name: str) -> Any:

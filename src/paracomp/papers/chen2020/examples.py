@@ -21,13 +21,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
-import yaml
 
 from paracomp import artefacts
 from paracomp.models.vocab import UNK
 from paracomp.papers.chen2020.lists import COLUMNS, sentence_extremes, word_lists
 from paracomp.tables.build import COMPARE_COLUMNS, titled_grid
 from paracomp.tables.write import write_outputs
+from paracomp.yamltext import safe_load
 
 MODELS = ("wordsum", "wlo")
 ENDS = ("specific", "general")
@@ -35,7 +35,7 @@ ENDS = ("specific", "general")
 
 @cache
 def printed_lists() -> dict[str, Any]:
-    return yaml.safe_load(files(__package__).joinpath("lists.yaml").read_text())
+    return safe_load(files(__package__).joinpath("lists.yaml").read_text())
 
 
 def _counts(pairs: Path) -> Counter[str]:

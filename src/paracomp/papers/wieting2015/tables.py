@@ -528,11 +528,10 @@ def _printed_mark(printed: PrintedTable, row: str, column: str) -> str:
 
 
 def _printed_marks() -> dict[str, dict[str, dict[str, str]]]:
-    import yaml
-
     from paracomp.papers import resource
+    from paracomp.yamltext import safe_load
 
-    raw = yaml.safe_load(resource(PAPER, "printed.yaml").read_text())
+    raw = safe_load(resource(PAPER, "printed.yaml").read_text())
     return {k: v.get("printed", {}) for k, v in raw["tables"].items()}
 
 

@@ -131,11 +131,10 @@ def table4_printed() -> PrintedTable:
 
 def omitted_tables() -> list[dict[str, Any]]:
     """The tables whose printed body is missing (printed.yaml ``omitted_tables``)."""
-    import yaml
-
     from paracomp.papers import resource
+    from paracomp.yamltext import safe_load
 
-    return yaml.safe_load(resource(PAPER, "printed.yaml").read_text())["omitted_tables"]
+    return safe_load(resource(PAPER, "printed.yaml").read_text())["omitted_tables"]
 
 
 def table4(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:

@@ -1,0 +1,37 @@
+"""The ``paracomp`` command's start-up: parsing the arguments of any command imports none of
+the heavy libraries (each command imports what its work needs when it runs)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+from paracomp.cli.corpus import STEP_NAMES
+
+HEAVY = ["torch", "numba", "pandas", "scipy", "sacremoses", "pyarrow", "numpy", "matplotlib"]
+
+
+def test_parser_imports_no_heavy_library():
+    code = (
+        "import sys\n"
+        "metadata = 'importlib.metadata' in sys.modules  # the interpreter's start may load it\n"
+        "import paracomp.cli as cli\n"
+        "cli.build_parser().parse_args(['corpus', 'align', '--input', 'a', '--out', 'b'])\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))\n"
+        "print(('importlib.metadata' in sys.modules) == metadata)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["[]", "True"]
+
+
+def test_version_is_looked_up_on_use():
+    import paracomp
+
+    assert paracomp.__version__ and isinstance(paracomp.__version__, str)
+
+
+def test_corpus_step_names_are_the_steps():
+    from paracomp.corpus.steps import STEPS
+
+    assert set(STEP_NAMES) == {"sentences", *STEPS}
