@@ -19,6 +19,7 @@ from paracomp import artefacts
 from paracomp.artefacts import Provenance
 from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
 from paracomp.data.fetch import verify_fetched
+from paracomp.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -88,33 +89,115 @@ def align(sentences_path: Path, out: Path, *, model: int) -> None:
 
 
 def phrase_table(
-    sentences_path: Path, alignments_path: Path, out: Path, *, max_length: int
+    sentences_path: Path,
+    alignments_path: Path,
+    out: Path,
+    *,
+    max_length: int,
+    shards: int = 1,
+    partitions: int = 1,
 ) -> None:
-    """Symmetrise (grow-diag-final-and), extract and score into ``phrase_table.parquet``."""
-    from paracomp.align.symmetrize import Alignments, symmetrize_corpus
-    from paracomp.phrases.score import build_phrase_table
+    """The sharded phrase table's jobs (:mod:`paracomp.phrases.shards`) one after the other,
+    in a scratch folder beside ``out``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as scratch:
+        folder = Path(scratch)
+        vocab, words = folder / "vocab.parquet", folder / "words.parquet"
+        phrase_vocab([sentences_path], [vocab])
+        pairs = [folder / f"pairs{k}.parquet" for k in range(shards)]
+        links = [folder / f"words{k}.parquet" for k in range(shards)]
+        for k in range(shards):
+            phrase_shard(
+                [sentences_path, alignments_path, vocab],
+                [pairs[k], links[k]],
+                shard=k,
+                shards=shards,
+                partitions=partitions,
+                max_length=max_length,
+            )
+        phrase_words(links, [words])
+        merged = [folder / f"merged{k}.parquet" for k in range(partitions)]
+        scored = [folder / f"scored{k}.parquet" for k in range(partitions)]
+        for k in range(partitions):
+            phrase_merge(pairs, [merged[k]], partition=k, partitions=partitions)
+        for k in range(partitions):
+            phrase_score([vocab, words, *merged], [scored[k]], partition=k)
+        phrase_gather(
+            [sentences_path, alignments_path, *scored], [out], shards=shards, max_length=max_length
+        )
+
+
+def phrase_vocab(inputs: list[Path], outs: list[Path]) -> None:
+    """The sentences' token types: the ids every shard packs phrases with."""
+    from paracomp.phrases.shards import write_vocabulary
+
+    write_vocabulary(inputs[0], outs[0])
+
+
+def phrase_shard(
+    inputs: list[Path],
+    outs: list[Path],
+    *,
+    shard: int,
+    shards: int,
+    partitions: int,
+    max_length: int,
+) -> None:
+    """Symmetrise (grow-diag-final-and), extract and count one shard of sentence pairs
+    (inputs: sentences, alignments, vocabulary; outputs: pairs, word links)."""
+    from paracomp.phrases.shards import extract_shard
 
     start = time.perf_counter()
-    sents, links = pq.read_table(sentences_path), pq.read_table(alignments_path)
-    e2f = Alignments.from_pharaoh(links["e2f"].to_pylist(), str(alignments_path))
-    f2e = Alignments.from_pharaoh(links["f2e"].to_pylist(), str(alignments_path))
-    sym = symmetrize_corpus(e2f, f2e, sents["len_en"].to_numpy(), sents["len_es"].to_numpy())
-    english = [s.split(" ") for s in sents["en"].to_pylist()]
-    foreign = [s.split(" ") for s in sents["es"].to_pylist()]
-    table = build_phrase_table(english, foreign, sym, max_length)
+    pairs = extract_shard(
+        (inputs[0], inputs[1], inputs[2]),
+        (outs[0], outs[1]),
+        shard=shard,
+        shards=shards,
+        partitions=partitions,
+        max_length=max_length,
+    )
     log.info(
-        "%d sentence pairs -> %d phrase pairs in %.1fs",
-        sents.num_rows,
-        table.num_rows,
+        "shard %d of %d: %d distinct pairs in %.1fs",
+        shard,
+        shards,
+        pairs,
         time.perf_counter() - start,
     )
+
+
+def phrase_words(inputs: list[Path], outs: list[Path]) -> None:
+    """The corpus's word-link counts from every shard's."""
+    from paracomp.phrases.shards import sum_words
+
+    sum_words(inputs, outs[0])
+
+
+def phrase_merge(inputs: list[Path], outs: list[Path], *, partition: int, partitions: int) -> None:
+    """One English partition of every shard's pairs, summed (inputs: the shards' pairs)."""
+    from paracomp.phrases.shards import merge_by_english
+
+    pairs = merge_by_english(inputs, outs[0], partition=partition, partitions=partitions)
+    log.info("English partition %d of %d: %d pairs", partition, partitions, pairs)
+
+
+def phrase_score(inputs: list[Path], outs: list[Path], *, partition: int) -> None:
+    """One foreign partition scored (inputs: vocabulary, word links, every merged partition)."""
+    from paracomp.phrases.shards import score_by_foreign
+
+    pairs = score_by_foreign(inputs[2:], inputs[1], inputs[0], outs[0], partition=partition)
+    log.info("foreign partition %d: %d pairs scored", partition, pairs)
+
+
+def phrase_gather(inputs: list[Path], outs: list[Path], *, shards: int, max_length: int) -> None:
+    """``phrase_table.parquet`` from the scored partitions (inputs: sentences, alignments,
+    then the partitions), in the one-process table's order."""
+    from paracomp.phrases.shards import gather
+
     config = {"max_phrase_length": max_length, "symmetrization": "grow-diag-final-and"}
-    artefacts.write(
-        table,
-        out,
-        artefacts.PHRASE_TABLE,
-        _prov("phrase_table", "moses-style extraction", [sentences_path, alignments_path], config),
-    )
+    prov = _prov("phrase_table", "moses-style extraction", inputs[:2], config)
+    rows = gather(inputs[2:], outs[0], shards=shards, provenance=prov)
+    log.info("%d phrase pairs from %d partitions", rows, len(inputs) - 2)
 
 
 def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], seed: int) -> None:
@@ -221,13 +304,30 @@ STEPS = {
 }
 """The steps after ``sentences`` by CLI name."""
 
+SHARDED_STEPS = {
+    "phrase-vocab": phrase_vocab,
+    "phrase-shard": phrase_shard,
+    "phrase-words": phrase_words,
+    "phrase-merge": phrase_merge,
+    "phrase-score": phrase_score,
+    "phrase-gather": phrase_gather,
+}
+"""The jobs of the sharded phrase table by CLI name: any number of inputs and outputs."""
 
-def run_step(step: str, inputs: list[Path], out: Path, params: dict[str, Any]) -> None:
-    """Run step ``step`` (``sentences`` or a key of :data:`STEPS`) with its config ``params``:
-    ``sentences`` reads two folders or files (its ``source`` in ``params``), ``english-bible``
-    two package folders, ``phrase-table`` and ``bigram-filter`` two artefacts, every other
-    step one."""
+
+def run_step(step: str, inputs: list[Path], outs: list[Path], params: dict[str, Any]) -> None:
+    """Run step ``step`` (``sentences`` or a key of :data:`STEPS` or :data:`SHARDED_STEPS`)
+    with its config ``params``: ``sentences`` reads two folders or files (its ``source`` in
+    ``params``), ``english-bible`` two package folders, ``phrase-table`` and
+    ``bigram-filter`` two artefacts, every other step of :data:`STEPS` one; each of those
+    writes one output."""
     settings = dict(params)
+    if step in SHARDED_STEPS:
+        SHARDED_STEPS[step](inputs, outs, **settings)
+        return
+    if len(outs) != 1:
+        raise ConfigError(f"corpus {step}: one output expected, got {len(outs)}")
+    out = outs[0]
     if step == "sentences":
         sentences(settings.pop("source"), inputs, out, **settings)
     elif step in ("english-bible", "phrase-table", "bigram-filter"):

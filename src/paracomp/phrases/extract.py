@@ -126,17 +126,23 @@ class HashTable:
 class PhraseCounter:
     """Counts of phrase pairs, their in-phrase alignments and aligned words, chunk by chunk.
 
-    ``vocab_e``/``vocab_f`` map tokens to ids; the tables are described in the module
+    ``vocab_e``/``vocab_f`` map tokens to ids (new tokens get the next free id; pass a corpus's
+    whole vocabulary to share ids between counters); the tables are described in the module
     docstring.
     """
 
-    def __init__(self, max_length: int = 7):
+    def __init__(
+        self,
+        max_length: int = 7,
+        vocab_e: dict[str, int] | None = None,
+        vocab_f: dict[str, int] | None = None,
+    ):
         if not 1 <= max_length <= MAX_LENGTH_LIMIT:
             raise ValueError(f"max_length must be within 1..{MAX_LENGTH_LIMIT}, got {max_length}")
         self.max_length = max_length
         self.sentences = 0
-        self.vocab_e: dict[str, int] = {}
-        self.vocab_f: dict[str, int] = {}
+        self.vocab_e: dict[str, int] = {} if vocab_e is None else vocab_e
+        self.vocab_f: dict[str, int] = {} if vocab_f is None else vocab_f
         self.e_phrases = HashTable.empty(4)
         self.f_phrases = HashTable.empty(4)
         self.pairs = HashTable.empty(2)
@@ -394,7 +400,7 @@ def find_slot(slots: np.ndarray, key: tuple | np.ndarray) -> int:
     """The row holding ``key``, or the empty row where it belongs (linear probing)."""
     width = len(key)
     mask = slots.shape[0] - 1
-    slot = np.int64(_hash(key) & np.uint64(mask))
+    slot = np.int64(key_hash(key) & np.uint64(mask))
     while slots[slot, width] != 0:
         same = True
         for c in range(width):
@@ -408,7 +414,7 @@ def find_slot(slots: np.ndarray, key: tuple | np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
-def _hash(key: tuple | np.ndarray) -> np.uint64:
+def key_hash(key: tuple | np.ndarray) -> np.uint64:
     """Murmur3's 64-bit finaliser folded over the key's words."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for c in range(len(key)):

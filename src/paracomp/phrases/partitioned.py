@@ -1,0 +1,80 @@
+"""Parquet files split into partitions: one row group (or more) per partition, read back by
+partition from many files at once; and row ranges of a file, read without the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
+
+from paracomp.atomic import atomic_path
+from paracomp.errors import DataError
+
+PART = "part"
+"""The column holding each row's partition (every row group holds one partition)."""
+
+
+def write_partitioned(table: pa.Table, parts: np.ndarray, path: Path) -> None:
+    """Write ``table`` atomically, its rows grouped by partition ``parts`` (order kept within
+    each partition)."""
+    order = np.argsort(parts, kind="stable")
+    parts = np.asarray(parts, dtype=np.int64)[order]
+    table = table.take(pa.array(order)).append_column(PART, pa.array(parts))
+    cuts = [0, *(np.flatnonzero(np.diff(parts)) + 1).tolist(), len(parts)]
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, table.schema, compression="zstd") as out:
+        for lo, hi in pairwise(cuts):
+            if hi > lo:
+                out.write_table(table.slice(lo, hi - lo))
+
+
+def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
+    """The rows of partition ``part`` in every file of ``paths``, file by file."""
+    pieces, schema = [], None
+    for path in paths:
+        try:
+            handle = pq.ParquetFile(path)
+        except (OSError, pa.ArrowInvalid) as exc:
+            raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
+        schema = handle.schema_arrow
+        column = schema.get_field_index(PART)
+        if column < 0:
+            raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
+        for group in range(handle.num_row_groups):
+            stats = handle.metadata.row_group(group).column(column).statistics
+            if stats is None or stats.min <= part <= stats.max:
+                rows = handle.read_row_group(group)
+                pieces.append(rows.filter(pc.equal(rows[PART], part)))
+    if not pieces:
+        if schema is None:
+            raise DataError("read_partition: no files")
+        return schema.empty_table()
+    return pa.concat_tables(pieces)
+
+
+def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table:
+    """Rows ``start:stop`` of ``columns``, reading only the row groups that hold them."""
+    handle = pq.ParquetFile(path)
+    missing = sorted(set(columns) - set(handle.schema_arrow.names))
+    if missing:
+        raise DataError(f"{path}: missing columns {missing}")
+    pieces, offset = [], 0
+    for group in range(handle.num_row_groups):
+        size = handle.metadata.row_group(group).num_rows
+        lo, hi = max(start, offset), min(stop, offset + size)
+        if hi > lo:
+            rows = handle.read_row_group(group, columns=columns)
+            pieces.append(rows.slice(lo - offset, hi - lo))
+        offset += size
+    if not pieces:
+        return handle.schema_arrow.empty_table().select(columns)
+    return pa.concat_tables(pieces)
+
+
+def num_rows(path: Path) -> int:
+    """Rows of a parquet file, from its footer."""
+    return pq.ParquetFile(path).metadata.num_rows
