@@ -9,6 +9,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
+from paracomp.corpus.sharding import plan as sharding_plan
 from paracomp.data.checksums import OVERRIDE_ENV as CHECKSUM_OVERRIDE_ENV
 from paracomp.data.checksums import active as checksum_override
 from paracomp.data.catalog import (
@@ -171,6 +172,10 @@ CORPUS_SETS = {
     "mono": "resources/corpus/monolingual_phrases.parquet",
 }
 """The training sets of the chain by name: bilingual sentences and phrases, English paraphrases."""
+PHRASE_SHARDS, PHRASE_PARTITIONS = sharding_plan(CORPUS)
+"""Sentence shards and phrase partitions of the phrase table and pivot (``corpus.sharding``)."""
+PHRASES = "resources/corpus/phrases"
+"""The sharded phrase table's and pivot's intermediate files (temporary)."""
 ENGLISH_BIBLE = "resources/corpus/bible-kjv-web.parquet"
 """English-English KJV-WEB verse pairs (rule english_bible_pairs), a sentential paraphrase
 corpus any paper can train on (wieting2017 for SimpWiki, chen2020 for ParaNMT)."""
@@ -211,6 +216,35 @@ def sentence_params(wildcards) -> str:
             "jobs": CORPUS["tokenize_jobs"],
         }
     )
+
+
+def shard_files(kind: str) -> list[str]:
+    """The ``kind`` files (pairs, words) of every shard of the phrase table."""
+    return [f"{PHRASES}/shards/{k}.{kind}.parquet" for k in range(PHRASE_SHARDS)]
+
+
+def partition_files(stage: str) -> list[str]:
+    """The files of every phrase partition of ``stage`` (merged, scored, ...)."""
+    return [f"{PHRASES}/{stage}/{k}.parquet" for k in range(PHRASE_PARTITIONS)]
+
+
+def shard_params(wildcards) -> str:
+    return json.dumps(
+        {
+            "shard": int(wildcards.shard),
+            "shards": PHRASE_SHARDS,
+            "partitions": PHRASE_PARTITIONS,
+            "max_length": CORPUS["max_phrase_length"],
+        }
+    )
+
+
+def merge_params(wildcards) -> str:
+    return json.dumps({"partition": int(wildcards.partition), "partitions": PHRASE_PARTITIONS})
+
+
+def partition_params(wildcards) -> str:
+    return json.dumps({"partition": int(wildcards.partition)})
 
 
 def monolingual_source(wildcards) -> str:
@@ -594,6 +628,8 @@ wildcard_constraints:
     set="|".join(map(re.escape, CATALOG.sets)),
     point=r"\d+",
     stack=r"\d+",
+    shard=r"\d+",
+    partition=r"\d+",
     run="|".join(map(re.escape, sorted({run for paper in BLOCKS for run in runs_of(paper)}))),
     dataset="|".join(map(re.escape, CATALOG.datasets)),
     package="|".join(map(re.escape, CATALOG.packages)),
