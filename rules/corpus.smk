@@ -229,9 +229,76 @@ rule bilingual_phrases:
         " --out {output:q} > {log} 2>&1"
 
 
+# Pivoting as scatter-gather jobs (paracomp.paraphrase.sharded_pivot): the phrase table split
+# by foreign phrase, one join per foreign partition, one sum per e1 partition, the gather.
+
+
+rule pivot_split:
+    input:
+        rules.phrase_table.output,
+    output:
+        temp(f"{PHRASES}/pivot/split.parquet"),
+    log:
+        "logs/corpus/pivot_split.log",
+    benchmark:
+        "benchmarks/snakemake/corpus/pivot_split.tsv"
+    params:
+        settings=pivot_split_params,
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp corpus pivot-split --input {input:q} --params {params.settings:q}"
+        " --out {output:q} > {log} 2>&1"
+
+
+rule pivot_join:
+    input:
+        rules.pivot_split.output,
+    output:
+        temp(f"{PHRASES}/pivot/joined/{{partition}}.parquet"),
+    log:
+        "logs/corpus/pivot_join/{partition}.log",
+    benchmark:
+        "benchmarks/snakemake/corpus/pivot_join/{partition}.tsv"
+    params:
+        settings=pivot_join_params,
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp corpus pivot-join --input {input:q} --params {params.settings:q}"
+        " --out {output:q} > {log} 2>&1"
+
+
+rule pivot_sum:
+    input:
+        partition_files("pivot/joined", PIVOT_PARTITIONS),
+    output:
+        temp(f"{PHRASES}/pivot/best/{{partition}}.parquet"),
+    log:
+        "logs/corpus/pivot_sum/{partition}.log",
+    benchmark:
+        "benchmarks/snakemake/corpus/pivot_sum/{partition}.tsv"
+    params:
+        settings=pivot_sum_params,
+    resources:
+        mem_mb=4000,
+        runtime=120,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp corpus pivot-sum --input {input:q} --params {params.settings:q}"
+        " --out {output:q} > {log} 2>&1"
+
+
 rule monolingual_phrases:
     input:
-        monolingual_source,
+        monolingual_sources,
     output:
         CORPUS_SETS["mono"],
     log:
@@ -239,14 +306,14 @@ rule monolingual_phrases:
     benchmark:
         "benchmarks/snakemake/corpus/monolingual_phrases.tsv"
     params:
-        step=lookup(dpath="corpus/monolingual", within=config),
-        source=monolingual_input_arg,
+        step=monolingual_step,
+        sources=monolingual_input_args,
         settings=monolingual_params,
     resources:
-        mem_mb=16000,
+        mem_mb=4000,
         runtime=120,
     conda:
         "../envs/paracomp.yaml"
     shell:
-        "paracomp corpus {params.step} --input {params.source:q} --params {params.settings:q}"
+        "paracomp corpus {params.step} --input {params.sources:q} --params {params.settings:q}"
         " --out {output:q} > {log} 2>&1"

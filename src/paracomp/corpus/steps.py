@@ -215,20 +215,87 @@ def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], see
     )
 
 
-def pivot_paraphrases(table_path: Path, out: Path, *, rules: dict[str, Any]) -> None:
-    """English paraphrases by pivoting over the phrase table (Bannard & Callison-Burch 2005)."""
-    from paracomp.paraphrase.pivot import pivot
-    from paracomp.paraphrase.ppdb import SCORED_PAIRS
+def pivot_paraphrases(
+    table_path: Path, out: Path, *, rules: dict[str, Any], partitions: int = 1
+) -> None:
+    """English paraphrases by pivoting over the phrase table (Bannard & Callison-Burch 2005):
+    the sharded pivot's jobs (:mod:`paracomp.paraphrase.sharded_pivot`) one after the other,
+    in a scratch folder beside ``out``."""
+    import tempfile
 
-    start = time.perf_counter()
-    settings = dict(rules)
-    table = pq.read_table(table_path)
-    table = table.filter(pc.greater_equal(table["count"], settings.pop("min_count", 1)))
-    pairs = pivot(table, **settings)
-    log.info("%d paraphrase pairs in %.1fs", pairs.num_rows, time.perf_counter() - start)
-    artefacts.write(
-        pairs, out, SCORED_PAIRS, _prov("monolingual_phrases", "pivot", [table_path], rules)
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as scratch:
+        folder = Path(scratch)
+        split = folder / "split.parquet"
+        pivot_split([table_path], [split], rules=rules, partitions=partitions)
+        joined = [folder / f"joined{k}.parquet" for k in range(partitions)]
+        best = [folder / f"best{k}.parquet" for k in range(partitions)]
+        for k in range(partitions):
+            pivot_join([split], [joined[k]], partition=k, partitions=partitions)
+        for k in range(partitions):
+            pivot_sum(joined, [best[k]], rules=rules, partition=k)
+        pivot_gather([table_path, *best], [out], rules=rules)
+
+
+def pivot_split(
+    inputs: list[Path], outs: list[Path], *, rules: dict[str, Any], partitions: int
+) -> None:
+    """The phrase-table rows the pivot uses (``rules``: ``min_count``,
+    ``min_translation_prob``), partitioned by foreign phrase."""
+    from paracomp.paraphrase.sharded_pivot import split_by_foreign
+
+    kept = split_by_foreign(
+        inputs[0],
+        outs[0],
+        partitions=partitions,
+        min_count=rules.get("min_count", 1),
+        min_translation_prob=rules.get("min_translation_prob", 0.0),
     )
+    log.info("%d phrase-table rows in %d foreign partitions", kept, partitions)
+
+
+def pivot_join(
+    inputs: list[Path],
+    outs: list[Path],
+    *,
+    partition: int,
+    partitions: int,
+    max_join_rows: int = 5_000_000,
+) -> None:
+    """Partial p(e2|e1) over one foreign partition, split by e1."""
+    from paracomp.paraphrase.sharded_pivot import join_partition
+
+    pairs = join_partition(
+        inputs, outs[0], partition=partition, partitions=partitions, max_join_rows=max_join_rows
+    )
+    log.info("foreign partition %d: %d partial pairs", partition, pairs)
+
+
+def pivot_sum(
+    inputs: list[Path], outs: list[Path], *, rules: dict[str, Any], partition: int
+) -> None:
+    """p(e2|e1) of one e1 partition and its best pairs (``rules``: ``min_prob``, ``top_k``,
+    ``max_pairs``)."""
+    from paracomp.paraphrase.sharded_pivot import sum_partition
+
+    pairs = sum_partition(
+        inputs,
+        outs[0],
+        partition=partition,
+        min_prob=rules.get("min_prob", 0.0),
+        top_k=rules.get("top_k"),
+        max_pairs=rules.get("max_pairs"),
+    )
+    log.info("e1 partition %d: %d pairs kept", partition, pairs)
+
+
+def pivot_gather(inputs: list[Path], outs: list[Path], *, rules: dict[str, Any]) -> None:
+    """``monolingual_phrases.parquet`` from every e1 partition's best pairs (inputs: the phrase
+    table, then the partitions)."""
+    from paracomp.paraphrase.sharded_pivot import gather
+
+    prov = _prov("monolingual_phrases", "pivot", inputs[:1], rules)
+    rows = gather(inputs[1:], outs[0], max_pairs=rules.get("max_pairs"), provenance=prov)
+    log.info("%d paraphrase pairs", rows)
 
 
 def ppdb_phrases(path: Path, out: Path) -> None:
@@ -311,8 +378,12 @@ SHARDED_STEPS = {
     "phrase-merge": phrase_merge,
     "phrase-score": phrase_score,
     "phrase-gather": phrase_gather,
+    "pivot-split": pivot_split,
+    "pivot-join": pivot_join,
+    "pivot-sum": pivot_sum,
+    "pivot-gather": pivot_gather,
 }
-"""The jobs of the sharded phrase table by CLI name: any number of inputs and outputs."""
+"""The jobs of the sharded phrase table and pivot by CLI name: any number of inputs and outputs."""
 
 
 def run_step(step: str, inputs: list[Path], outs: list[Path], params: dict[str, Any]) -> None:

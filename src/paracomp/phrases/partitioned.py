@@ -11,6 +11,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
+from numba import njit
 
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
@@ -22,14 +23,21 @@ PART = "part"
 def write_partitioned(table: pa.Table, parts: np.ndarray, path: Path) -> None:
     """Write ``table`` atomically, its rows grouped by partition ``parts`` (order kept within
     each partition)."""
+    schema = table.schema.append(pa.field(PART, pa.int64()))
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+        append_partitioned(out, table, parts)
+
+
+def append_partitioned(writer: pq.ParquetWriter, table: pa.Table, parts: np.ndarray) -> None:
+    """Append ``table`` to ``writer`` as one row group per partition ``parts`` (a partition may
+    span several appends; readers look at every row group)."""
     order = np.argsort(parts, kind="stable")
     parts = np.asarray(parts, dtype=np.int64)[order]
     table = table.take(pa.array(order)).append_column(PART, pa.array(parts))
     cuts = [0, *(np.flatnonzero(np.diff(parts)) + 1).tolist(), len(parts)]
-    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, table.schema, compression="zstd") as out:
-        for lo, hi in pairwise(cuts):
-            if hi > lo:
-                out.write_table(table.slice(lo, hi - lo))
+    for lo, hi in pairwise(cuts):
+        if hi > lo:
+            writer.write_table(table.slice(lo, hi - lo))
 
 
 def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
@@ -78,3 +86,31 @@ def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table
 def num_rows(path: Path) -> int:
     """Rows of a parquet file, from its footer."""
     return pq.ParquetFile(path).metadata.num_rows
+
+
+def string_partitions(strings: pa.Array | pa.ChunkedArray, partitions: int) -> np.ndarray:
+    """Each string's partition, from a hash of its UTF-8 bytes (the same in every process)."""
+    if isinstance(strings, pa.ChunkedArray):
+        strings = (
+            pa.concat_arrays(strings.chunks) if strings.num_chunks else pa.array([], pa.string())
+        )
+    if strings.null_count:
+        raise DataError("string_partitions: null strings")
+    strings = strings.cast(pa.large_string())
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    data = strings.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return _fnv1a(offsets, data) % np.int64(partitions)
+
+
+@njit(cache=True)
+def _fnv1a(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """64-bit FNV-1a of each string, its top 31 bits."""
+    out = np.empty(offsets.size - 1, dtype=np.int64)
+    for k in range(out.size):
+        h = np.uint64(0xCBF29CE484222325)
+        for b in data[offsets[k] : offsets[k + 1]]:
+            h = (h ^ np.uint64(b)) * np.uint64(0x100000001B3)
+        out[k] = np.int64(h >> np.uint64(33))
+    return out
