@@ -17,7 +17,6 @@ import pyarrow.parquet as pq
 
 from paracomp import artefacts
 from paracomp.artefacts import Provenance
-from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
 from paracomp.data.fetch import verify_fetched
 from paracomp.errors import ConfigError
 
@@ -44,6 +43,8 @@ def sentences(
 ) -> None:
     """Bible (two SWORD package folders) or Europarl (two line-aligned files) into
     ``bilingual_sentences.parquet``."""
+    from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
+
     start = time.perf_counter()
     if source == "bible":
         from paracomp.corpus.bible import read_bible_pairs
@@ -202,6 +203,7 @@ def phrase_gather(inputs: list[Path], outs: list[Path], *, shards: int, max_leng
 
 def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], seed: int) -> None:
     """Training phrase pairs selected from the phrase table by ``rules``."""
+    from paracomp.corpus.build import BILINGUAL_PAIRS
     from paracomp.corpus.phrase_pairs import select_pairs
 
     selected = select_pairs(pq.read_table(table_path), seed=seed, **rules)
