@@ -202,19 +202,16 @@ def phrase_gather(inputs: list[Path], outs: list[Path], *, shards: int, max_leng
 
 
 def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], seed: int) -> None:
-    """Training phrase pairs selected from the phrase table by ``rules``."""
+    """Training phrase pairs selected from the phrase table by ``rules``, a batch at a time."""
     from paracomp.corpus.build import BILINGUAL_PAIRS
-    from paracomp.corpus.phrase_pairs import select_pairs
+    from paracomp.corpus.phrase_pairs import select_rows, selected_pairs
 
-    selected = select_pairs(pq.read_table(table_path), seed=seed, **rules)
-    mean = pc.mean(selected["len_en"]).as_py() if selected.num_rows else float("nan")
-    log.info("selected %d phrase pairs, %.2f English tokens on average", selected.num_rows, mean)
-    artefacts.write(
-        selected,
-        out,
-        BILINGUAL_PAIRS,
-        _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed}),
-    )
+    rows = select_rows(table_path, seed=seed, **rules)
+    prov = _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed})
+    artefacts.write_stream(selected_pairs(table_path, rows), out, BILINGUAL_PAIRS, prov)
+    lengths = pq.read_table(out, columns=["len_en"])["len_en"]
+    mean = pc.mean(lengths).as_py() if len(rows) else float("nan")
+    log.info("selected %d phrase pairs, %.2f English tokens on average", len(rows), mean)
 
 
 def pivot_paraphrases(

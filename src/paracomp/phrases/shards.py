@@ -22,6 +22,7 @@ same arithmetic on the same integers, so the table is identical to the one-proce
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -30,7 +31,7 @@ import pyarrow.parquet as pq
 from numba import njit
 
 from paracomp.align.symmetrize import Alignments, symmetrize_corpus
-from paracomp.artefacts import PHRASE_TABLE, PROVENANCE_KEY, Provenance
+from paracomp.artefacts import PHRASE_TABLE, Provenance, write_stream
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
 from paracomp.phrases.extract import HashTable, PhraseCounter, _add, _intern, key_hash
@@ -221,15 +222,14 @@ def score_by_foreign(
 def gather(paths: list[Path], out: Path, *, shards: int, provenance: Provenance) -> int:
     """The phrase table: bucket by bucket (shard of the English phrase's first occurrence),
     each sorted by first occurrence of the English, then of the foreign phrase."""
-    schema = PHRASE_TABLE.with_metadata({PROVENANCE_KEY: provenance.to_json().encode()})
-    rows = 0
-    with atomic_path(out) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
-        for bucket in range(shards):
-            part = read_partition(paths, bucket)
-            order = np.lexsort((part["f_first"].to_numpy(), part["e_first"].to_numpy()))
-            writer.write_table(part.take(pa.array(order)).select(PHRASE_TABLE.names).cast(schema))
-            rows += len(part)
-    return rows
+    return write_stream(_buckets(paths, shards), out, PHRASE_TABLE, provenance)
+
+
+def _buckets(paths: list[Path], shards: int) -> Iterator[pa.Table]:
+    for bucket in range(shards):
+        part = read_partition(paths, bucket)
+        order = np.lexsort((part["f_first"].to_numpy(), part["e_first"].to_numpy()))
+        yield part.take(pa.array(order))
 
 
 def _keys_by_id(table: HashTable) -> np.ndarray:
