@@ -34,7 +34,7 @@ from paracomp.align.symmetrize import Alignments, symmetrize_corpus
 from paracomp.artefacts import PHRASE_TABLE, Provenance, write_stream
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
-from paracomp.phrases.extract import HashTable, PhraseCounter, _add, _intern, key_hash
+from paracomp.phrases.extract import HashTable, PhraseCounter, add_count, intern_key, key_hash
 from paracomp.phrases.partitioned import num_rows, read_partition, read_rows, write_partitioned
 from paracomp.phrases.score import best_alignments, lex_weights, phrase_strings, phrase_tokens
 
@@ -290,11 +290,11 @@ def _hash_rows(keys: np.ndarray) -> np.ndarray:
 def _intern_rows(table: tuple, keys: np.ndarray) -> np.ndarray:
     ids = np.empty(keys.shape[0], dtype=np.int64)
     for r in range(keys.shape[0]):
-        ids[r] = _intern(table, keys[r])
+        ids[r] = intern_key(table, keys[r])
     return ids
 
 
 @njit(cache=True)
 def _add_all(table: tuple, keys: np.ndarray, counts: np.ndarray) -> None:
     for r in range(keys.shape[0]):
-        _add(table, keys[r], counts[r])
+        add_count(table, keys[r], counts[r])
