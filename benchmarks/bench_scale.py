@@ -163,9 +163,7 @@ def chain(folder: Path, pairs: int, shard_pairs: int, jobs: int) -> tuple[Stats,
         [
             (
                 "gather",
-                step(
-                    "phrase-gather", [s, a, *scored], [table], {"shards": shards, "max_length": 7}
-                ),
+                step("phrase-gather", [s, a, *scored], [table], {"max_length": 7}),
             )
         ],
         [

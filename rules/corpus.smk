@@ -195,7 +195,7 @@ rule phrase_table:
     benchmark:
         "benchmarks/snakemake/corpus/phrase_table.tsv"
     params:
-        settings=json.dumps({"shards": PHRASE_SHARDS, "max_length": CORPUS["max_phrase_length"]}),
+        settings=json.dumps({"max_length": CORPUS["max_phrase_length"]}),
     resources:
         mem_mb=4000,
         runtime=120,

@@ -124,9 +124,7 @@ def phrase_table(
             phrase_merge(pairs, [merged[k]], partition=k, partitions=partitions)
         for k in range(partitions):
             phrase_score([vocab, words, *merged], [scored[k]], partition=k)
-        phrase_gather(
-            [sentences_path, alignments_path, *scored], [out], shards=shards, max_length=max_length
-        )
+        phrase_gather([sentences_path, alignments_path, *scored], [out], max_length=max_length)
 
 
 def phrase_vocab(inputs: list[Path], outs: list[Path]) -> None:
@@ -190,14 +188,14 @@ def phrase_score(inputs: list[Path], outs: list[Path], *, partition: int) -> Non
     log.info("foreign partition %d: %d pairs scored", partition, pairs)
 
 
-def phrase_gather(inputs: list[Path], outs: list[Path], *, shards: int, max_length: int) -> None:
+def phrase_gather(inputs: list[Path], outs: list[Path], *, max_length: int) -> None:
     """``phrase_table.parquet`` from the scored partitions (inputs: sentences, alignments,
     then the partitions), in the one-process table's order."""
     from paracomp.phrases.shards import gather
 
     config = {"max_phrase_length": max_length, "symmetrization": "grow-diag-final-and"}
     prov = _prov("phrase_table", "moses-style extraction", inputs[:2], config)
-    rows = gather(inputs[2:], outs[0], shards=shards, provenance=prov)
+    rows = gather(inputs[2:], outs[0], provenance=prov)
     log.info("%d phrase pairs from %d partitions", rows, len(inputs) - 2)
 
 

@@ -3,13 +3,13 @@ partition from many files at once; and row ranges of a file, read without the re
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Sequence
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from numba import njit
 
@@ -40,28 +40,41 @@ def append_partitioned(writer: pq.ParquetWriter, table: pa.Table, parts: np.ndar
             writer.write_table(table.slice(lo, hi - lo))
 
 
+class PartitionedFiles:
+    """Partitioned files, their row groups indexed by partition (each footer read once)."""
+
+    def __init__(self, paths: Sequence[Path]):
+        if not paths:
+            raise DataError("partitioned files: none given")
+        self.groups: dict[int, list[tuple[pq.ParquetFile, int]]] = defaultdict(list)
+        for path in paths:
+            try:
+                handle = pq.ParquetFile(path)
+            except (OSError, pa.ArrowInvalid) as exc:
+                raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
+            column = handle.schema_arrow.get_field_index(PART)
+            if column < 0:
+                raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
+            for group in range(handle.num_row_groups):
+                stats = handle.metadata.row_group(group).column(column).statistics
+                if stats is None or not stats.has_min_max or stats.min != stats.max:
+                    raise DataError(f"{path}: row group {group} is not one partition's")
+                self.groups[stats.min].append((handle, group))
+        self.schema = pq.read_schema(paths[0])
+
+    def parts(self) -> list[int]:
+        """The partitions that hold rows, in order."""
+        return sorted(self.groups)
+
+    def read(self, part: int) -> pa.Table:
+        """The rows of partition ``part``, file by file."""
+        pieces = [handle.read_row_group(group) for handle, group in self.groups.get(part, [])]
+        return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
+
+
 def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
     """The rows of partition ``part`` in every file of ``paths``, file by file."""
-    pieces, schema = [], None
-    for path in paths:
-        try:
-            handle = pq.ParquetFile(path)
-        except (OSError, pa.ArrowInvalid) as exc:
-            raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
-        schema = handle.schema_arrow
-        column = schema.get_field_index(PART)
-        if column < 0:
-            raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
-        for group in range(handle.num_row_groups):
-            stats = handle.metadata.row_group(group).column(column).statistics
-            if stats is None or stats.min <= part <= stats.max:
-                rows = handle.read_row_group(group)
-                pieces.append(rows.filter(pc.equal(rows[PART], part)))
-    if not pieces:
-        if schema is None:
-            raise DataError("read_partition: no files")
-        return schema.empty_table()
-    return pa.concat_tables(pieces)
+    return PartitionedFiles(paths).read(part)
 
 
 def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table:

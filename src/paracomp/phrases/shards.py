@@ -10,8 +10,8 @@
 4. :func:`merge_by_english`: one English partition from every shard: counts summed over
    shards, each pair's best alignment, c(e); re-partitioned by a hash of the foreign phrase.
 5. :func:`score_by_foreign`: one foreign partition: c(f), the probabilities, lexical weights
-   and phrase strings; partitioned by the shard where its English phrase first occurs.
-6. :func:`gather`: every such bucket in shard order, sorted within by first occurrence.
+   and phrase strings; partitioned into buckets of English phrases by first occurrence.
+6. :func:`gather`: every bucket in order, sorted within by first occurrence.
 
 "First occurrence" of a phrase is ``shard << 32 | id`` with its id in its first shard's
 counter (dense in order of first occurrence there), so the gathered table is in the order of
@@ -35,11 +35,20 @@ from paracomp.artefacts import PHRASE_TABLE, Provenance, write_stream
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
 from paracomp.phrases.extract import HashTable, PhraseCounter, add_count, intern_key, key_hash
-from paracomp.phrases.partitioned import num_rows, read_partition, read_rows, write_partitioned
+from paracomp.phrases.partitioned import (
+    PartitionedFiles,
+    num_rows,
+    read_partition,
+    read_rows,
+    write_partitioned,
+)
 from paracomp.phrases.score import best_alignments, lex_weights, phrase_strings, phrase_tokens
 
 E_KEY = [f"e{k}" for k in range(4)]
 F_KEY = [f"f{k}" for k in range(4)]
+BUCKET_BITS = 16
+"""The gather's buckets: English phrases by first occurrence, 2^16 phrase ids of one shard
+each (a shard's first bucket, with the corpus's most frequent phrases, is the largest)."""
 CHUNK = 5000
 """Sentence pairs per :meth:`PhraseCounter.add` call within a shard."""
 
@@ -181,7 +190,7 @@ def score_by_foreign(
     paths: list[Path], words_path: Path, vocabulary: Path, out: Path, *, partition: int
 ) -> int:
     """One foreign partition scored: PHRASE_TABLE's columns plus the first occurrences,
-    partitioned by the shard where the English phrase first occurs; returns its pairs."""
+    partitioned into the gather's buckets; returns its pairs."""
     rows = read_partition(paths, partition)
     n = len(rows)
     f_table, f_ids = _intern_keys(_stack(rows, F_KEY))
@@ -215,19 +224,19 @@ def score_by_foreign(
         "e_first": e_first,
         "f_first": f_first,
     }
-    write_partitioned(pa.table(columns), e_first >> 32, out)
+    write_partitioned(pa.table(columns), e_first >> BUCKET_BITS, out)
     return n
 
 
-def gather(paths: list[Path], out: Path, *, shards: int, provenance: Provenance) -> int:
-    """The phrase table: bucket by bucket (shard of the English phrase's first occurrence),
-    each sorted by first occurrence of the English, then of the foreign phrase."""
-    return write_stream(_buckets(paths, shards), out, PHRASE_TABLE, provenance)
+def gather(paths: list[Path], out: Path, *, provenance: Provenance) -> int:
+    """The phrase table: bucket by bucket (:data:`BUCKET_BITS`), each sorted by first
+    occurrence of the English, then of the foreign phrase."""
+    return write_stream(_buckets(PartitionedFiles(paths)), out, PHRASE_TABLE, provenance)
 
 
-def _buckets(paths: list[Path], shards: int) -> Iterator[pa.Table]:
-    for bucket in range(shards):
-        part = read_partition(paths, bucket)
+def _buckets(files: PartitionedFiles) -> Iterator[pa.Table]:
+    for bucket in files.parts():
+        part = files.read(bucket)
         order = np.lexsort((part["f_first"].to_numpy(), part["e_first"].to_numpy()))
         yield part.take(pa.array(order))
 
