@@ -16,6 +16,7 @@ from paracomp.corpus.build import BILINGUAL_PAIRS
 from paracomp.corpus.sharding import plan
 from paracomp.errors import DataError
 from paracomp.paraphrase.pivot import pivot
+from paracomp.phrases import partitioned
 from paracomp.phrases.partitioned import (
     read_partition,
     read_rows,
@@ -120,7 +121,9 @@ def test_partitioned_files_read_back_by_partition(tmp_path):
         read_partition([tmp_path / "plain.parquet"], 0)
 
 
-def test_row_ranges_span_row_groups(tmp_path):
+@pytest.mark.parametrize("batch_rows", [2, 1 << 16])
+def test_row_ranges_span_row_groups(tmp_path, monkeypatch, batch_rows):
+    monkeypatch.setattr(partitioned, "BATCH_ROWS", batch_rows)
     path = tmp_path / "rows.parquet"
     pq.write_table(
         pa.table({"x": list(range(10)), "y": list("abcdefghij")}), path, row_group_size=3

@@ -16,6 +16,8 @@ from numba import njit
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
 
+BATCH_ROWS = 1 << 16
+"""Rows decoded at a time by :func:`read_rows`."""
 PART = "part"
 """The column holding each row's partition (every row group holds one partition)."""
 
@@ -78,7 +80,8 @@ def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
 
 
 def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table:
-    """Rows ``start:stop`` of ``columns``, reading only the row groups that hold them."""
+    """Rows ``start:stop`` of ``columns``, decoding only the row groups that hold them, a
+    batch of :data:`BATCH_ROWS` at a time, and keeping only those rows."""
     handle = pq.ParquetFile(path)
     missing = sorted(set(columns) - set(handle.schema_arrow.names))
     if missing:
@@ -86,14 +89,20 @@ def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table
     pieces, offset = [], 0
     for group in range(handle.num_row_groups):
         size = handle.metadata.row_group(group).num_rows
-        lo, hi = max(start, offset), min(stop, offset + size)
-        if hi > lo:
-            rows = handle.read_row_group(group, columns=columns)
-            pieces.append(rows.slice(lo - offset, hi - lo))
-        offset += size
+        if offset < stop and offset + size > start:
+            batches = handle.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns)
+            for batch in batches:
+                lo, hi = max(start, offset), min(stop, offset + batch.num_rows)
+                if hi > lo:
+                    pieces.append(pa.Table.from_batches([batch.slice(lo - offset, hi - lo)]))
+                offset += batch.num_rows
+                if offset >= stop:
+                    break
+        else:
+            offset += size
     if not pieces:
         return handle.schema_arrow.empty_table().select(columns)
-    return pa.concat_tables(pieces)
+    return pa.concat_tables(pieces).combine_chunks()
 
 
 def num_rows(path: Path) -> int:
