@@ -9,6 +9,7 @@ from pathlib import Path
 from snakemake.logging import logger
 from snakemake.utils import validate
 
+from paracomp.corpus.sharding import plan as sharding_plan
 from paracomp.data.checksums import OVERRIDE_ENV as CHECKSUM_OVERRIDE_ENV
 from paracomp.data.checksums import active as checksum_override
 from paracomp.data.catalog import (
@@ -171,6 +172,11 @@ CORPUS_SETS = {
     "mono": "resources/corpus/monolingual_phrases.parquet",
 }
 """The training sets of the chain by name: bilingual sentences and phrases, English paraphrases."""
+PHRASE_SHARDS, PHRASE_PARTITIONS, PIVOT_PARTITIONS = sharding_plan(CORPUS)
+"""Sentence shards and phrase partitions of the phrase table, partitions of the pivot
+(``corpus.sharding``)."""
+PHRASES = "resources/corpus/phrases"
+"""The sharded phrase table's and pivot's intermediate files (temporary)."""
 ENGLISH_BIBLE = "resources/corpus/bible-kjv-web.parquet"
 """English-English KJV-WEB verse pairs (rule english_bible_pairs), a sentential paraphrase
 corpus any paper can train on (wieting2017 for SimpWiki, chen2020 for ParaNMT)."""
@@ -213,15 +219,61 @@ def sentence_params(wildcards) -> str:
     )
 
 
-def monolingual_source(wildcards) -> str:
+def shard_files(kind: str) -> list[str]:
+    """The ``kind`` files (pairs, words) of every shard of the phrase table."""
+    return [f"{PHRASES}/shards/{k}.{kind}.parquet" for k in range(PHRASE_SHARDS)]
+
+
+def partition_files(stage: str, partitions: int = PHRASE_PARTITIONS) -> list[str]:
+    """The files of every partition of ``stage`` (merged, scored, pivot/joined ...)."""
+    return [f"{PHRASES}/{stage}/{k}.parquet" for k in range(partitions)]
+
+
+def shard_params(wildcards) -> str:
+    return json.dumps(
+        {
+            "shard": int(wildcards.shard),
+            "shards": PHRASE_SHARDS,
+            "partitions": PHRASE_PARTITIONS,
+            "max_length": CORPUS["max_phrase_length"],
+        }
+    )
+
+
+def merge_params(wildcards) -> str:
+    return json.dumps({"partition": int(wildcards.partition), "partitions": PHRASE_PARTITIONS})
+
+
+def partition_params(wildcards) -> str:
+    return json.dumps({"partition": int(wildcards.partition)})
+
+
+def pivot_split_params(wildcards) -> str:
+    return json.dumps({"rules": CORPUS["pivot"], "partitions": PIVOT_PARTITIONS})
+
+
+def pivot_join_params(wildcards) -> str:
+    return json.dumps({"partition": int(wildcards.partition), "partitions": PIVOT_PARTITIONS})
+
+
+def pivot_sum_params(wildcards) -> str:
+    return json.dumps({"rules": CORPUS["pivot"], "partition": int(wildcards.partition)})
+
+
+def monolingual_step(wildcards) -> str:
+    """The corpus step writing the monolingual phrases: the pivot's gather, or PPDB's."""
+    return "pivot-gather" if CORPUS["monolingual"] == "pivot" else "ppdb"
+
+
+def monolingual_sources(wildcards) -> list[str]:
     if CORPUS["monolingual"] == "pivot":
-        return "resources/corpus/phrase_table.parquet"
-    return corpus_dataset("ppdb-1.0-xl-phrasal", "corpus.monolingual: ppdb")
+        return ["resources/corpus/phrase_table.parquet", *partition_files("pivot/best", PIVOT_PARTITIONS)]
+    return [corpus_dataset("ppdb-1.0-xl-phrasal", "corpus.monolingual: ppdb")]
 
 
-def monolingual_input_arg(wildcards) -> str:
-    source = monolingual_source(wildcards)
-    return source if CORPUS["monolingual"] == "pivot" else f"{source}/ppdb-1.0-xl-phrasal"
+def monolingual_input_args(wildcards) -> list[str]:
+    sources = monolingual_sources(wildcards)
+    return sources if CORPUS["monolingual"] == "pivot" else [f"{sources[0]}/ppdb-1.0-xl-phrasal"]
 
 
 def monolingual_params(wildcards) -> str:
@@ -594,6 +646,8 @@ wildcard_constraints:
     set="|".join(map(re.escape, CATALOG.sets)),
     point=r"\d+",
     stack=r"\d+",
+    shard=r"\d+",
+    partition=r"\d+",
     run="|".join(map(re.escape, sorted({run for paper in BLOCKS for run in runs_of(paper)}))),
     dataset="|".join(map(re.escape, CATALOG.datasets)),
     package="|".join(map(re.escape, CATALOG.packages)),

@@ -32,6 +32,6 @@ def test_version_is_looked_up_on_use():
 
 
 def test_corpus_step_names_are_the_steps():
-    from paracomp.corpus.steps import STEPS
+    from paracomp.corpus.steps import SHARDED_STEPS, STEPS
 
-    assert set(STEP_NAMES) == {"sentences", *STEPS}
+    assert set(STEP_NAMES) == {"sentences", *STEPS, *SHARDED_STEPS}

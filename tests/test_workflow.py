@@ -66,10 +66,34 @@ def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
     # 3 J_bi runs x 36 grid points (3 batch x 3 margins x 4 k; no lambda: the reference form
     # has no L2) + 3 J_pa runs x 180 (3 batch x 2 samplers x 2 distances x 3 margins x 5 lambdas)
     assert jobs["tune_point"] == "648" and jobs["train_model"] == "6"
+    # Europarl's phrase table as scatter-gather jobs: 1,965,734 pairs / 25,000 per shard
+    assert jobs["phrase_shard"] == jobs["phrase_merge"] == jobs["phrase_score"] == "79"
+    assert jobs["phrase_vocab"] == jobs["phrase_words"] == jobs["phrase_table"] == "1"
+    assert "resources/corpus/phrases/shards/78.pairs.parquet" in out
     assert "resources/upstream/europarl-v7-es-en" in out
     assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
     assert "resources/embeddings/glove-840b-300d.parquet" in out
     assert "--device cuda" in out
+
+
+@pytest.mark.slow
+def test_phrase_table_and_pivot_are_scattered_over_jobs(tmp_path):
+    """Each shard and partition is its own job, as many as corpus.sharding asks for."""
+    sharding = tmp_path / "sharding.yaml"
+    sharding.write_text("corpus: {sharding: {shards: 3, partitions: 5, pivot_partitions: 2}}\n")
+    target = "resources/corpus/monolingual_phrases.parquet"
+    configs = ["--configfile", str(REPO / "config.yaml"), str(sharding)]
+    out = snakemake(tmp_path, "-n", "-p", target, *configs).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    assert jobs["phrase_shard"] == "3" and jobs["phrase_merge"] == jobs["phrase_score"] == "5"
+    assert jobs["pivot_join"] == jobs["pivot_sum"] == "2" and jobs["monolingual_phrases"] == "1"
+    for shard in range(3):
+        assert f'"shard": {shard}, "shards": 3, "partitions": 5' in out
+    assert "paracomp corpus pivot-gather --input resources/corpus/phrase_table.parquet" in out
+    # the embedded default: the Bible's 31,047 pairs in two shards and partitions, one pivot
+    out = snakemake(tmp_path, "-n", target).stdout
+    jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
+    assert jobs["phrase_shard"] == jobs["phrase_merge"] == "2" and jobs["pivot_join"] == "1"
 
 
 @pytest.mark.slow

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -124,6 +124,30 @@ def write(
     table = table.replace_schema_metadata(meta)
     with atomic_path(path) as tmp:
         pq.write_table(table, tmp, compression="zstd")
+
+
+def write_stream(
+    tables: Iterable[pa.Table],
+    path: str | os.PathLike[str],
+    schema: pa.Schema,
+    provenance: Provenance,
+) -> int:
+    """Write ``tables`` one after the other as one artefact (as :func:`write`), holding one
+    at a time; returns the rows written."""
+    meta = dict(schema.metadata or {})
+    meta[PROVENANCE_KEY] = provenance.to_json().encode()
+    schema, rows = schema.with_metadata(meta), 0
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+        for table in tables:
+            try:
+                table = table.select(schema.names).cast(schema)
+            except (KeyError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+                raise DataError(
+                    f"{path}: table does not match schema {schema.names}: {exc}"
+                ) from exc
+            out.write_table(table)
+            rows += table.num_rows
+    return rows
 
 
 @contextmanager

@@ -17,8 +17,8 @@ import pyarrow.parquet as pq
 
 from paracomp import artefacts
 from paracomp.artefacts import Provenance
-from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
 from paracomp.data.fetch import verify_fetched
+from paracomp.errors import ConfigError
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +43,8 @@ def sentences(
 ) -> None:
     """Bible (two SWORD package folders) or Europarl (two line-aligned files) into
     ``bilingual_sentences.parquet``."""
+    from paracomp.corpus.build import BILINGUAL_PAIRS, bilingual_sentences, read_parallel_text
+
     start = time.perf_counter()
     if source == "bible":
         from paracomp.corpus.bible import read_bible_pairs
@@ -88,64 +90,209 @@ def align(sentences_path: Path, out: Path, *, model: int) -> None:
 
 
 def phrase_table(
-    sentences_path: Path, alignments_path: Path, out: Path, *, max_length: int
+    sentences_path: Path,
+    alignments_path: Path,
+    out: Path,
+    *,
+    max_length: int,
+    shards: int = 1,
+    partitions: int = 1,
 ) -> None:
-    """Symmetrise (grow-diag-final-and), extract and score into ``phrase_table.parquet``."""
-    from paracomp.align.symmetrize import Alignments, symmetrize_corpus
-    from paracomp.phrases.score import build_phrase_table
+    """The sharded phrase table's jobs (:mod:`paracomp.phrases.shards`) one after the other,
+    in a scratch folder beside ``out``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as scratch:
+        folder = Path(scratch)
+        vocab, words = folder / "vocab.parquet", folder / "words.parquet"
+        phrase_vocab([sentences_path], [vocab])
+        pairs = [folder / f"pairs{k}.parquet" for k in range(shards)]
+        links = [folder / f"words{k}.parquet" for k in range(shards)]
+        for k in range(shards):
+            phrase_shard(
+                [sentences_path, alignments_path, vocab],
+                [pairs[k], links[k]],
+                shard=k,
+                shards=shards,
+                partitions=partitions,
+                max_length=max_length,
+            )
+        phrase_words(links, [words])
+        merged = [folder / f"merged{k}.parquet" for k in range(partitions)]
+        scored = [folder / f"scored{k}.parquet" for k in range(partitions)]
+        for k in range(partitions):
+            phrase_merge(pairs, [merged[k]], partition=k, partitions=partitions)
+        for k in range(partitions):
+            phrase_score([vocab, words, *merged], [scored[k]], partition=k)
+        phrase_gather([sentences_path, alignments_path, *scored], [out], max_length=max_length)
+
+
+def phrase_vocab(inputs: list[Path], outs: list[Path]) -> None:
+    """The sentences' token types: the ids every shard packs phrases with."""
+    from paracomp.phrases.shards import write_vocabulary
+
+    write_vocabulary(inputs[0], outs[0])
+
+
+def phrase_shard(
+    inputs: list[Path],
+    outs: list[Path],
+    *,
+    shard: int,
+    shards: int,
+    partitions: int,
+    max_length: int,
+) -> None:
+    """Symmetrise (grow-diag-final-and), extract and count one shard of sentence pairs
+    (inputs: sentences, alignments, vocabulary; outputs: pairs, word links)."""
+    from paracomp.phrases.shards import extract_shard
 
     start = time.perf_counter()
-    sents, links = pq.read_table(sentences_path), pq.read_table(alignments_path)
-    e2f = Alignments.from_pharaoh(links["e2f"].to_pylist(), str(alignments_path))
-    f2e = Alignments.from_pharaoh(links["f2e"].to_pylist(), str(alignments_path))
-    sym = symmetrize_corpus(e2f, f2e, sents["len_en"].to_numpy(), sents["len_es"].to_numpy())
-    english = [s.split(" ") for s in sents["en"].to_pylist()]
-    foreign = [s.split(" ") for s in sents["es"].to_pylist()]
-    table = build_phrase_table(english, foreign, sym, max_length)
+    pairs = extract_shard(
+        (inputs[0], inputs[1], inputs[2]),
+        (outs[0], outs[1]),
+        shard=shard,
+        shards=shards,
+        partitions=partitions,
+        max_length=max_length,
+    )
     log.info(
-        "%d sentence pairs -> %d phrase pairs in %.1fs",
-        sents.num_rows,
-        table.num_rows,
+        "shard %d of %d: %d distinct pairs in %.1fs",
+        shard,
+        shards,
+        pairs,
         time.perf_counter() - start,
     )
+
+
+def phrase_words(inputs: list[Path], outs: list[Path]) -> None:
+    """The corpus's word-link counts from every shard's."""
+    from paracomp.phrases.shards import sum_words
+
+    sum_words(inputs, outs[0])
+
+
+def phrase_merge(inputs: list[Path], outs: list[Path], *, partition: int, partitions: int) -> None:
+    """One English partition of every shard's pairs, summed (inputs: the shards' pairs)."""
+    from paracomp.phrases.shards import merge_by_english
+
+    pairs = merge_by_english(inputs, outs[0], partition=partition, partitions=partitions)
+    log.info("English partition %d of %d: %d pairs", partition, partitions, pairs)
+
+
+def phrase_score(inputs: list[Path], outs: list[Path], *, partition: int) -> None:
+    """One foreign partition scored (inputs: vocabulary, word links, every merged partition)."""
+    from paracomp.phrases.shards import score_by_foreign
+
+    pairs = score_by_foreign(inputs[2:], inputs[1], inputs[0], outs[0], partition=partition)
+    log.info("foreign partition %d: %d pairs scored", partition, pairs)
+
+
+def phrase_gather(inputs: list[Path], outs: list[Path], *, max_length: int) -> None:
+    """``phrase_table.parquet`` from the scored partitions (inputs: sentences, alignments,
+    then the partitions), in the one-process table's order."""
+    from paracomp.phrases.shards import gather
+
     config = {"max_phrase_length": max_length, "symmetrization": "grow-diag-final-and"}
-    artefacts.write(
-        table,
-        out,
-        artefacts.PHRASE_TABLE,
-        _prov("phrase_table", "moses-style extraction", [sentences_path, alignments_path], config),
-    )
+    prov = _prov("phrase_table", "moses-style extraction", inputs[:2], config)
+    rows = gather(inputs[2:], outs[0], provenance=prov)
+    log.info("%d phrase pairs from %d partitions", rows, len(inputs) - 2)
 
 
 def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], seed: int) -> None:
-    """Training phrase pairs selected from the phrase table by ``rules``."""
-    from paracomp.corpus.phrase_pairs import select_pairs
+    """Training phrase pairs selected from the phrase table by ``rules``, a batch at a time."""
+    from paracomp.corpus.build import BILINGUAL_PAIRS
+    from paracomp.corpus.phrase_pairs import select_rows, selected_pairs
 
-    selected = select_pairs(pq.read_table(table_path), seed=seed, **rules)
-    mean = pc.mean(selected["len_en"]).as_py() if selected.num_rows else float("nan")
-    log.info("selected %d phrase pairs, %.2f English tokens on average", selected.num_rows, mean)
-    artefacts.write(
-        selected,
-        out,
-        BILINGUAL_PAIRS,
-        _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed}),
+    rows = select_rows(table_path, seed=seed, **rules)
+    prov = _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed})
+    artefacts.write_stream(selected_pairs(table_path, rows), out, BILINGUAL_PAIRS, prov)
+    lengths = pq.read_table(out, columns=["len_en"])["len_en"]
+    mean = pc.mean(lengths).as_py() if len(rows) else float("nan")
+    log.info("selected %d phrase pairs, %.2f English tokens on average", len(rows), mean)
+
+
+def pivot_paraphrases(
+    table_path: Path, out: Path, *, rules: dict[str, Any], partitions: int = 1
+) -> None:
+    """English paraphrases by pivoting over the phrase table (Bannard & Callison-Burch 2005):
+    the sharded pivot's jobs (:mod:`paracomp.paraphrase.sharded_pivot`) one after the other,
+    in a scratch folder beside ``out``."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(dir=out.parent, prefix=f".{out.name}.") as scratch:
+        folder = Path(scratch)
+        split = folder / "split.parquet"
+        pivot_split([table_path], [split], rules=rules, partitions=partitions)
+        joined = [folder / f"joined{k}.parquet" for k in range(partitions)]
+        best = [folder / f"best{k}.parquet" for k in range(partitions)]
+        for k in range(partitions):
+            pivot_join([split], [joined[k]], partition=k, partitions=partitions)
+        for k in range(partitions):
+            pivot_sum(joined, [best[k]], rules=rules, partition=k)
+        pivot_gather([table_path, *best], [out], rules=rules)
+
+
+def pivot_split(
+    inputs: list[Path], outs: list[Path], *, rules: dict[str, Any], partitions: int
+) -> None:
+    """The phrase-table rows the pivot uses (``rules``: ``min_count``,
+    ``min_translation_prob``), partitioned by foreign phrase."""
+    from paracomp.paraphrase.sharded_pivot import split_by_foreign
+
+    kept = split_by_foreign(
+        inputs[0],
+        outs[0],
+        partitions=partitions,
+        min_count=rules.get("min_count", 1),
+        min_translation_prob=rules.get("min_translation_prob", 0.0),
     )
+    log.info("%d phrase-table rows in %d foreign partitions", kept, partitions)
 
 
-def pivot_paraphrases(table_path: Path, out: Path, *, rules: dict[str, Any]) -> None:
-    """English paraphrases by pivoting over the phrase table (Bannard & Callison-Burch 2005)."""
-    from paracomp.paraphrase.pivot import pivot
-    from paracomp.paraphrase.ppdb import SCORED_PAIRS
+def pivot_join(
+    inputs: list[Path],
+    outs: list[Path],
+    *,
+    partition: int,
+    partitions: int,
+    max_join_rows: int = 5_000_000,
+) -> None:
+    """Partial p(e2|e1) over one foreign partition, split by e1."""
+    from paracomp.paraphrase.sharded_pivot import join_partition
 
-    start = time.perf_counter()
-    settings = dict(rules)
-    table = pq.read_table(table_path)
-    table = table.filter(pc.greater_equal(table["count"], settings.pop("min_count", 1)))
-    pairs = pivot(table, **settings)
-    log.info("%d paraphrase pairs in %.1fs", pairs.num_rows, time.perf_counter() - start)
-    artefacts.write(
-        pairs, out, SCORED_PAIRS, _prov("monolingual_phrases", "pivot", [table_path], rules)
+    pairs = join_partition(
+        inputs, outs[0], partition=partition, partitions=partitions, max_join_rows=max_join_rows
     )
+    log.info("foreign partition %d: %d partial pairs", partition, pairs)
+
+
+def pivot_sum(
+    inputs: list[Path], outs: list[Path], *, rules: dict[str, Any], partition: int
+) -> None:
+    """p(e2|e1) of one e1 partition and its best pairs (``rules``: ``min_prob``, ``top_k``,
+    ``max_pairs``)."""
+    from paracomp.paraphrase.sharded_pivot import sum_partition
+
+    pairs = sum_partition(
+        inputs,
+        outs[0],
+        partition=partition,
+        min_prob=rules.get("min_prob", 0.0),
+        top_k=rules.get("top_k"),
+        max_pairs=rules.get("max_pairs"),
+    )
+    log.info("e1 partition %d: %d pairs kept", partition, pairs)
+
+
+def pivot_gather(inputs: list[Path], outs: list[Path], *, rules: dict[str, Any]) -> None:
+    """``monolingual_phrases.parquet`` from every e1 partition's best pairs (inputs: the phrase
+    table, then the partitions)."""
+    from paracomp.paraphrase.sharded_pivot import gather
+
+    prov = _prov("monolingual_phrases", "pivot", inputs[:1], rules)
+    rows = gather(inputs[1:], outs[0], max_pairs=rules.get("max_pairs"), provenance=prov)
+    log.info("%d paraphrase pairs", rows)
 
 
 def ppdb_phrases(path: Path, out: Path) -> None:
@@ -221,13 +368,34 @@ STEPS = {
 }
 """The steps after ``sentences`` by CLI name."""
 
+SHARDED_STEPS = {
+    "phrase-vocab": phrase_vocab,
+    "phrase-shard": phrase_shard,
+    "phrase-words": phrase_words,
+    "phrase-merge": phrase_merge,
+    "phrase-score": phrase_score,
+    "phrase-gather": phrase_gather,
+    "pivot-split": pivot_split,
+    "pivot-join": pivot_join,
+    "pivot-sum": pivot_sum,
+    "pivot-gather": pivot_gather,
+}
+"""The jobs of the sharded phrase table and pivot by CLI name: any number of inputs and outputs."""
 
-def run_step(step: str, inputs: list[Path], out: Path, params: dict[str, Any]) -> None:
-    """Run step ``step`` (``sentences`` or a key of :data:`STEPS`) with its config ``params``:
-    ``sentences`` reads two folders or files (its ``source`` in ``params``), ``english-bible``
-    two package folders, ``phrase-table`` and ``bigram-filter`` two artefacts, every other
-    step one."""
+
+def run_step(step: str, inputs: list[Path], outs: list[Path], params: dict[str, Any]) -> None:
+    """Run step ``step`` (``sentences`` or a key of :data:`STEPS` or :data:`SHARDED_STEPS`)
+    with its config ``params``: ``sentences`` reads two folders or files (its ``source`` in
+    ``params``), ``english-bible`` two package folders, ``phrase-table`` and
+    ``bigram-filter`` two artefacts, every other step of :data:`STEPS` one; each of those
+    writes one output."""
     settings = dict(params)
+    if step in SHARDED_STEPS:
+        SHARDED_STEPS[step](inputs, outs, **settings)
+        return
+    if len(outs) != 1:
+        raise ConfigError(f"corpus {step}: one output expected, got {len(outs)}")
+    out = outs[0]
     if step == "sentences":
         sentences(settings.pop("source"), inputs, out, **settings)
     elif step in ("english-bible", "phrase-table", "bigram-filter"):

@@ -53,6 +53,17 @@ def pivot(
     e1, e2). Returns SCORED_PAIRS with ``s1`` = e1, ``s2`` = e2, ``score`` = p(e2|e1),
     sorted by e1 then descending score; ids are row numbers.
     """
+    probs = pivot_sums(
+        table, min_translation_prob=min_translation_prob, max_join_rows=max_join_rows
+    )
+    return scored_pairs(best_pairs(probs, min_prob=min_prob, top_k=top_k, max_pairs=max_pairs))
+
+
+def pivot_sums(
+    table: pa.Table, *, min_translation_prob: float = 0.0, max_join_rows: int = 5_000_000
+) -> pd.DataFrame:
+    """Σ_f p(e2|f) p(f|e1) over the foreign phrases of ``table`` (rows with a translation
+    probability below ``min_translation_prob`` dropped): columns ``e1``, ``e2``, ``p``."""
     df = table.select(["en", "es", "p_en_given_es", "p_es_given_en"]).to_pandas()
     df = df[
         (df["p_en_given_es"] >= min_translation_prob)
@@ -73,20 +84,28 @@ def pivot(
         joined["p"] = joined["p1"] * joined["p2"]
         partial.append(joined.groupby(["e1", "e2"], sort=False)["p"].sum())
     if not partial:
-        return pairs_table([], [], [], [])
+        return pd.DataFrame({"e1": [], "e2": [], "p": []}).astype({"p": float})
     probs = pd.concat(partial).groupby(level=[0, 1], sort=False).sum().reset_index()
-    probs = probs[probs["p"] >= min_prob]
     words = np.asarray(english, dtype=object)
-    probs = probs.assign(e1=words[probs["e1"].to_numpy()], e2=words[probs["e2"].to_numpy()])
-    return _select(probs, top_k, max_pairs)
+    return probs.assign(e1=words[probs["e1"].to_numpy()], e2=words[probs["e2"].to_numpy()])
 
 
-def _select(probs: pd.DataFrame, top_k: int | None, max_pairs: int | None) -> pa.Table:
+def best_pairs(
+    probs: pd.DataFrame, *, min_prob: float, top_k: int | None, max_pairs: int | None
+) -> pd.DataFrame:
+    """The pairs of ``probs`` with p ≥ ``min_prob``, at most ``top_k`` per e1 and ``max_pairs``
+    in all, most probable first (ties by e1, e2), ranked so."""
+    probs = probs[probs["p"] >= min_prob]
     ranked = probs.sort_values(["p", "e1", "e2"], ascending=[False, True, True], kind="stable")
     if top_k is not None:
         ranked = ranked[ranked.groupby("e1", sort=False).cumcount() < top_k]
     if max_pairs is not None:
         ranked = ranked.head(max_pairs)
+    return ranked
+
+
+def scored_pairs(ranked: pd.DataFrame) -> pa.Table:
+    """SCORED_PAIRS of pairs ``e1, e2, p``, sorted by e1 then descending p; ids row numbers."""
     ranked = ranked.sort_values(["e1", "p", "e2"], ascending=[True, False, True], kind="stable")
     ids = [str(i) for i in range(len(ranked))]
     return pairs_table(ids, ranked["e1"].tolist(), ranked["e2"].tolist(), ranked["p"].tolist())

@@ -126,17 +126,23 @@ class HashTable:
 class PhraseCounter:
     """Counts of phrase pairs, their in-phrase alignments and aligned words, chunk by chunk.
 
-    ``vocab_e``/``vocab_f`` map tokens to ids; the tables are described in the module
+    ``vocab_e``/``vocab_f`` map tokens to ids (new tokens get the next free id; pass a corpus's
+    whole vocabulary to share ids between counters); the tables are described in the module
     docstring.
     """
 
-    def __init__(self, max_length: int = 7):
+    def __init__(
+        self,
+        max_length: int = 7,
+        vocab_e: dict[str, int] | None = None,
+        vocab_f: dict[str, int] | None = None,
+    ):
         if not 1 <= max_length <= MAX_LENGTH_LIMIT:
             raise ValueError(f"max_length must be within 1..{MAX_LENGTH_LIMIT}, got {max_length}")
         self.max_length = max_length
         self.sentences = 0
-        self.vocab_e: dict[str, int] = {}
-        self.vocab_f: dict[str, int] = {}
+        self.vocab_e: dict[str, int] = {} if vocab_e is None else vocab_e
+        self.vocab_f: dict[str, int] = {} if vocab_f is None else vocab_f
         self.e_phrases = HashTable.empty(4)
         self.f_phrases = HashTable.empty(4)
         self.pairs = HashTable.empty(2)
@@ -274,13 +280,13 @@ def _count_words(e_tok: tuple, f_tok: tuple, links: tuple, words: tuple) -> None
             aligned_e[a_e[k]] = True
             aligned_f[a_f[k]] = True
             e, f = e_ids[e_off[s] + a_e[k]], f_ids[f_off[s] + a_f[k]]
-            _add(words, (word_key(e + 1, f + 1),), 1)
+            add_count(words, (word_key(e + 1, f + 1),), 1)
         for i in range(aligned_e.size):
             if not aligned_e[i]:
-                _add(words, (word_key(e_ids[e_off[s] + i] + 1, 0),), 1)
+                add_count(words, (word_key(e_ids[e_off[s] + i] + 1, 0),), 1)
         for j in range(aligned_f.size):
             if not aligned_f[j]:
-                _add(words, (word_key(0, f_ids[f_off[s] + j] + 1),), 1)
+                add_count(words, (word_key(0, f_ids[f_off[s] + j] + 1),), 1)
 
 
 @njit(cache=True)
@@ -319,16 +325,16 @@ def _count_pairs(
             es, ee, fs, fe = spans[r, 1], spans[r, 2], spans[r, 3], spans[r, 4]
             if e_cache[es, ee - es - 1] < 0:
                 key = _phrase_key(e_ids[e_off[s] + es : e_off[s] + ee])
-                e_cache[es, ee - es - 1] = _intern(e_phrases, key)
+                e_cache[es, ee - es - 1] = intern_key(e_phrases, key)
             if f_cache[fs, fe - fs - 1] < 0:
                 key = _phrase_key(f_ids[f_off[s] + fs : f_off[s] + fe])
-                f_cache[fs, fe - fs - 1] = _intern(f_phrases, key)
+                f_cache[fs, fe - fs - 1] = intern_key(f_phrases, key)
             bits = np.int64(0)
             for i in range(es, ee):
                 for k in range(a_off[s] + e_ptr[i], a_off[s] + e_ptr[i + 1]):
                     bits |= np.int64(1) << np.int64(8 * (i - es) + a_f[k] - fs)
             pair = (e_cache[es, ee - es - 1] << 32) | f_cache[fs, fe - fs - 1]
-            _add(pairs, (pair, bits), 1)
+            add_count(pairs, (pair, bits), 1)
         row = stop
     return row
 
@@ -349,7 +355,7 @@ def word_key(e_plus_one: int, f_plus_one: int) -> int:
 
 
 @njit(cache=True, inline="always")
-def _intern(table: tuple, key: tuple) -> int:
+def intern_key(table: tuple, key: tuple) -> int:
     """The id of ``key`` in ``table``, adding it with the next id if new."""
     slots, size = table
     slot = find_slot(slots, key)
@@ -362,7 +368,8 @@ def _intern(table: tuple, key: tuple) -> int:
 
 
 @njit(cache=True, inline="always")
-def _add(table: tuple, key: tuple, count: int) -> None:
+def add_count(table: tuple, key: tuple, count: int) -> None:
+    """Add ``count`` to the value of ``key`` in ``table``, inserting it if new."""
     slots, size = table
     slot = find_slot(slots, key)
     if slots[slot, len(key)] == 0:
@@ -394,7 +401,7 @@ def find_slot(slots: np.ndarray, key: tuple | np.ndarray) -> int:
     """The row holding ``key``, or the empty row where it belongs (linear probing)."""
     width = len(key)
     mask = slots.shape[0] - 1
-    slot = np.int64(_hash(key) & np.uint64(mask))
+    slot = np.int64(key_hash(key) & np.uint64(mask))
     while slots[slot, width] != 0:
         same = True
         for c in range(width):
@@ -408,7 +415,7 @@ def find_slot(slots: np.ndarray, key: tuple | np.ndarray) -> int:
 
 
 @njit(cache=True, inline="always")
-def _hash(key: tuple | np.ndarray) -> np.uint64:
+def key_hash(key: tuple | np.ndarray) -> np.uint64:
     """Murmur3's 64-bit finaliser folded over the key's words."""
     h = np.uint64(0x9E3779B97F4A7C15)
     for c in range(len(key)):

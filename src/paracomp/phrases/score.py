@@ -31,7 +31,7 @@ from numba import njit, prange
 from paracomp.align.symmetrize import Alignments, Link
 from paracomp.artefacts import PHRASE_TABLE
 from paracomp.errors import DataError
-from paracomp.phrases.extract import PhraseCounter, find_slot, word_key
+from paracomp.phrases.extract import HashTable, PhraseCounter, find_slot, word_key
 
 
 def build_phrase_table(
@@ -59,23 +59,20 @@ def build_phrase_table(
 def score(counter: PhraseCounter) -> pa.Table:
     """The scored phrase table of everything ``counter`` has seen, one row per distinct pair,
     ordered by first occurrence of the English phrase, then of the foreign phrase."""
-    e_tokens, e_lengths = _phrase_tokens(counter.e_phrases.filled(), len(counter.e_phrases))
-    f_tokens, f_lengths = _phrase_tokens(counter.f_phrases.filled(), len(counter.f_phrases))
-    rows = counter.pairs.filled()
-    rows = rows[np.argsort(rows[:, 0])]
-    starts = np.flatnonzero(np.diff(rows[:, 0], prepend=-1))
-    e_id, f_id = rows[starts, 0] >> 32, rows[starts, 0] & 0xFFFFFFFF
-    count, best_ef, best_fe = _best_alignments(rows, starts, e_lengths[e_id], f_lengths[f_id])
-    words = counter.words.slots
-    totals = _word_totals(counter.words.filled(), len(counter.vocab_e), len(counter.vocab_f))
+    e_tokens, e_lengths = phrase_tokens(counter.e_phrases.filled(), len(counter.e_phrases))
+    f_tokens, f_lengths = phrase_tokens(counter.f_phrases.filled(), len(counter.f_phrases))
+    e_id, f_id, count, best_ef, best_fe = best_alignments(
+        counter.pairs.filled(), e_lengths, f_lengths
+    )
     phrases = (e_id, f_id, e_tokens, f_tokens)
-    lex_ef = _lex_weights(best_ef, phrases, words, totals, False)
-    lex_fe = _lex_weights(best_fe, phrases, words, totals, True)
+    lex_ef, lex_fe = lex_weights(
+        best_ef, best_fe, phrases, counter.words, (len(counter.vocab_e), len(counter.vocab_f))
+    )
     count_e = np.bincount(e_id, weights=count, minlength=len(e_lengths))
     count_f = np.bincount(f_id, weights=count, minlength=len(f_lengths))
     columns = {
-        "en": _phrase_strings(counter.vocab_e, e_tokens, e_lengths).take(e_id),
-        "es": _phrase_strings(counter.vocab_f, f_tokens, f_lengths).take(f_id),
+        "en": phrase_strings(list(counter.vocab_e), e_tokens, e_lengths).take(e_id),
+        "es": phrase_strings(list(counter.vocab_f), f_tokens, f_lengths).take(f_id),
         "count": count,
         "p_en_given_es": count / count_f[f_id],
         "p_es_given_en": count / count_e[e_id],
@@ -85,9 +82,36 @@ def score(counter: PhraseCounter) -> pa.Table:
     return pa.table(columns, schema=PHRASE_TABLE)
 
 
-def _phrase_strings(vocab: dict[str, int], tokens: np.ndarray, lengths: np.ndarray) -> pa.Array:
-    """Phrase ``k`` as its tokens joined by single spaces."""
-    words = pa.array(list(vocab), pa.string())
+def best_alignments(
+    rows: np.ndarray, e_lengths: np.ndarray, f_lengths: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """Sum the rows ``(e_id << 32 | f_id, alignment, count)`` of each pair (e_id, f_id) and pick
+    its best alignment: ``e_id, f_id, count, best_ef, best_fe``, ordered by pair key."""
+    rows = rows[np.argsort(rows[:, 0])]
+    starts = np.flatnonzero(np.diff(rows[:, 0], prepend=-1))
+    e_id, f_id = rows[starts, 0] >> 32, rows[starts, 0] & 0xFFFFFFFF
+    count, best_ef, best_fe = _best_alignments(rows, starts, e_lengths[e_id], f_lengths[f_id])
+    return e_id, f_id, count, best_ef, best_fe
+
+
+def lex_weights(
+    best_ef: np.ndarray,
+    best_fe: np.ndarray,
+    phrases: tuple[np.ndarray, ...],
+    words: HashTable,
+    vocab_sizes: tuple[int, int],
+) -> tuple[np.ndarray, np.ndarray]:
+    """``lex_en_given_es`` and ``lex_es_given_en`` of pairs ``phrases = (e_id, f_id, e_tokens,
+    f_tokens)`` under their best alignments, from the word-link counts ``words``."""
+    totals = _word_totals(words.filled(), *vocab_sizes)
+    lex_ef = _lex_weights(best_ef, phrases, words.slots, totals, False)
+    lex_fe = _lex_weights(best_fe, phrases, words.slots, totals, True)
+    return lex_ef, lex_fe
+
+
+def phrase_strings(vocab: Sequence[str], tokens: np.ndarray, lengths: np.ndarray) -> pa.Array:
+    """Phrase ``k`` as its tokens (ids into ``vocab``) joined by single spaces."""
+    words = pa.array(vocab, pa.string())
     offsets = np.zeros(len(lengths) + 1, dtype=np.int32)
     np.cumsum(lengths, out=offsets[1:])
     flat = tokens[np.arange(tokens.shape[1]) < lengths[:, None]]
@@ -96,8 +120,9 @@ def _phrase_strings(vocab: dict[str, int], tokens: np.ndarray, lengths: np.ndarr
 
 
 @njit(cache=True)
-def _phrase_tokens(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Unpack phrase-table rows into a (phrases × 8) token-id matrix (-1 padded) and lengths."""
+def phrase_tokens(rows: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Unpack phrase-table rows (packed key, id + 1) into a (phrases × 8) token-id matrix (-1
+    padded) and lengths."""
     tokens = np.full((n, 8), -1, dtype=np.int64)
     lengths = np.zeros(n, dtype=np.int64)
     for r in range(rows.shape[0]):

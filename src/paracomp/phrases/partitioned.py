@@ -1,0 +1,138 @@
+"""Parquet files split into partitions: one row group (or more) per partition, read back by
+partition from many files at once; and row ranges of a file, read without the rest."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Sequence
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+from numba import njit
+
+from paracomp.atomic import atomic_path
+from paracomp.errors import DataError
+
+BATCH_ROWS = 1 << 16
+"""Rows decoded at a time by :func:`read_rows`."""
+PART = "part"
+"""The column holding each row's partition (every row group holds one partition)."""
+
+
+def write_partitioned(table: pa.Table, parts: np.ndarray, path: Path) -> None:
+    """Write ``table`` atomically, its rows grouped by partition ``parts`` (order kept within
+    each partition)."""
+    schema = table.schema.append(pa.field(PART, pa.int64()))
+    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+        append_partitioned(out, table, parts)
+
+
+def append_partitioned(writer: pq.ParquetWriter, table: pa.Table, parts: np.ndarray) -> None:
+    """Append ``table`` to ``writer`` as one row group per partition ``parts`` (a partition may
+    span several appends; readers look at every row group)."""
+    order = np.argsort(parts, kind="stable")
+    parts = np.asarray(parts, dtype=np.int64)[order]
+    table = table.take(pa.array(order)).append_column(PART, pa.array(parts))
+    cuts = [0, *(np.flatnonzero(np.diff(parts)) + 1).tolist(), len(parts)]
+    for lo, hi in pairwise(cuts):
+        if hi > lo:
+            writer.write_table(table.slice(lo, hi - lo))
+
+
+class PartitionedFiles:
+    """Partitioned files, their row groups indexed by partition (each footer read once)."""
+
+    def __init__(self, paths: Sequence[Path]):
+        if not paths:
+            raise DataError("partitioned files: none given")
+        self.groups: dict[int, list[tuple[pq.ParquetFile, int]]] = defaultdict(list)
+        for path in paths:
+            try:
+                handle = pq.ParquetFile(path)
+            except (OSError, pa.ArrowInvalid) as exc:
+                raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
+            column = handle.schema_arrow.get_field_index(PART)
+            if column < 0:
+                raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
+            for group in range(handle.num_row_groups):
+                stats = handle.metadata.row_group(group).column(column).statistics
+                if stats is None or not stats.has_min_max or stats.min != stats.max:
+                    raise DataError(f"{path}: row group {group} is not one partition's")
+                self.groups[stats.min].append((handle, group))
+        self.schema = pq.read_schema(paths[0])
+
+    def parts(self) -> list[int]:
+        """The partitions that hold rows, in order."""
+        return sorted(self.groups)
+
+    def read(self, part: int) -> pa.Table:
+        """The rows of partition ``part``, file by file."""
+        pieces = [handle.read_row_group(group) for handle, group in self.groups.get(part, [])]
+        return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
+
+
+def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
+    """The rows of partition ``part`` in every file of ``paths``, file by file."""
+    return PartitionedFiles(paths).read(part)
+
+
+def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table:
+    """Rows ``start:stop`` of ``columns``, decoding only the row groups that hold them, a
+    batch of :data:`BATCH_ROWS` at a time, and keeping only those rows."""
+    handle = pq.ParquetFile(path)
+    missing = sorted(set(columns) - set(handle.schema_arrow.names))
+    if missing:
+        raise DataError(f"{path}: missing columns {missing}")
+    pieces, offset = [], 0
+    for group in range(handle.num_row_groups):
+        size = handle.metadata.row_group(group).num_rows
+        if offset < stop and offset + size > start:
+            batches = handle.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns)
+            for batch in batches:
+                lo, hi = max(start, offset), min(stop, offset + batch.num_rows)
+                if hi > lo:
+                    pieces.append(pa.Table.from_batches([batch.slice(lo - offset, hi - lo)]))
+                offset += batch.num_rows
+                if offset >= stop:
+                    break
+        else:
+            offset += size
+    if not pieces:
+        return handle.schema_arrow.empty_table().select(columns)
+    return pa.concat_tables(pieces).combine_chunks()
+
+
+def num_rows(path: Path) -> int:
+    """Rows of a parquet file, from its footer."""
+    return pq.ParquetFile(path).metadata.num_rows
+
+
+def string_partitions(strings: pa.Array | pa.ChunkedArray, partitions: int) -> np.ndarray:
+    """Each string's partition, from a hash of its UTF-8 bytes (the same in every process)."""
+    if isinstance(strings, pa.ChunkedArray):
+        strings = (
+            pa.concat_arrays(strings.chunks) if strings.num_chunks else pa.array([], pa.string())
+        )
+    if strings.null_count:
+        raise DataError("string_partitions: null strings")
+    strings = strings.cast(pa.large_string())
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    data = strings.buffers()[2]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    return _fnv1a(offsets, data) % np.int64(partitions)
+
+
+@njit(cache=True)
+def _fnv1a(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """64-bit FNV-1a of each string, its top 31 bits."""
+    out = np.empty(offsets.size - 1, dtype=np.int64)
+    for k in range(out.size):
+        h = np.uint64(0xCBF29CE484222325)
+        for b in data[offsets[k] : offsets[k + 1]]:
+            h = (h ^ np.uint64(b)) * np.uint64(0x100000001B3)
+        out[k] = np.int64(h >> np.uint64(33))
+    return out
