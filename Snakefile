@@ -2,7 +2,8 @@
 # embeddings. Thin by design: configuration, includes and the default target; logic lives in
 # the `paracomp` package (src/paracomp), which every rule calls through its CLI. Generic stages
 # are in rules/, each paper's rules in rules/papers/<paper>.smk (one per paracomp.papers.PAPERS),
-# included before the evaluation and the tables, which read what the papers registered.
+# included before the scored grid points, the evaluation and the tables, which read what the
+# papers registered.
 from snakemake.utils import min_version
 
 from paracomp.papers import PAPERS
@@ -25,6 +26,7 @@ for paper in PAPERS:
     include: f"rules/papers/{paper}.smk"
 
 
+include: "rules/points.smk"
 include: "rules/evaluate.smk"
 include: "rules/tables.smk"
 

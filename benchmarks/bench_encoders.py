@@ -6,7 +6,7 @@ step on random pairs of a chosen shape.
     python benchmarks/bench_encoders.py --encoders lstm gran --points none noise --repeats 2
     python benchmarks/bench_encoders.py --synthetic --device cuda --encoders lstmavg gran --steps 20
 
-**Table jobs** (default): each encoder and point trains as a ``wieting2017_point`` job trains
+**Table jobs** (default): each encoder and point trains as wieting2017's ``point`` job trains
 it, with the job's own command (``paracomp train``, a process of its own) on the job's inputs
 (``--pairs``, ``--init``: build them with ``snakemake --cores 2
 resources/wieting2017/init.parquet``) and wieting2017's embedded default settings (``run``,

@@ -32,7 +32,7 @@ from paracomp.papers import (
 from paracomp.tables.findings import read_claims, tables_of
 from paracomp.train.config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
-from paracomp.train.grid import grid_points
+from paracomp.train.grid import TRAINER_INPUTS, ScoredGrid, grid_points, point_folder
 
 
 validate(config, schema="../workflow/schemas/config.schema.yaml")
@@ -500,6 +500,45 @@ def tuning_reports(wildcards) -> list[str]:
 
 def tuning_report_inputs(wildcards) -> list[str]:
     return [path.split("=", 1)[1] for path in tuning_reports(wildcards)]
+
+
+POINTS: dict[str, ScoredGrid] = {}
+"""paper -> its runs whose grid points train on the full data and are scored by the paper
+(rule ``point``, rules/points.smk; papers register)."""
+
+
+def scored_runs() -> list[str]:
+    """Every registered paper's scored runs (the rule's wildcard ``prun``)."""
+    return sorted({run for grid in POINTS.values() for run in grid.point_runs()})
+
+
+def scored_inputs(wildcards) -> dict:
+    return POINTS[wildcards.paper].point_inputs(wildcards.prun)
+
+
+def scored_settings(wildcards) -> str:
+    return json.dumps(POINTS[wildcards.paper].point_settings(wildcards.prun))
+
+
+def scored_point(wildcards) -> str:
+    grid = POINTS[wildcards.paper].point_grid(wildcards.prun)
+    return json.dumps(grid[int(wildcards.point)])
+
+
+def scored_folder(wildcards) -> str:
+    return point_folder(wildcards.paper, wildcards.prun, wildcards.point)
+
+
+def scored_trainer_args(wildcards, input) -> str:
+    """``--init``/``--constraints`` of the inputs the trainer reads."""
+    names = [n for n in TRAINER_INPUTS if n in input.keys()]
+    return " ".join(f"--{n} {shlex.quote(str(getattr(input, n)))}" for n in names)
+
+
+def scored_command(wildcards) -> str:
+    """The paper's command that scores a trained point."""
+    grid = POINTS[wildcards.paper]
+    return grid.point_score(wildcards.prun, int(wildcards.point), scored_folder(wildcards))
 
 
 # -- Tables ----------------------------------------------------------------------------------

@@ -1,8 +1,9 @@
-# Wieting et al. 2015: PARAGRAM word vectors from PPDB lexical pairs (one job per grid point,
-# selection by 2*WS-S - WS-R or by SimLex-999), the RNN phrase model on PPDB phrase and
-# bigram pairs (one job per grid point, selection on the development sets), vector-addition
-# baselines, the static CNN of Table 4 and Tables 1-9 (all built here: CUSTOM_TABLES); the
-# PARAGRAM vectors and the RNNs as leaderboard models (LEADERBOARD, rules/common.smk).
+# Wieting et al. 2015: PARAGRAM word vectors from PPDB lexical pairs (grid points registered in
+# POINTS, each a job of the generic rule `point`; selection by 2*WS-S - WS-R or by
+# SimLex-999), the RNN phrase model on PPDB phrase and bigram pairs (the same; selection on
+# the development sets), vector-addition baselines, the static CNN of Table 4 and Tables 1-9
+# (all built here: CUSTOM_TABLES); the PARAGRAM vectors and the RNNs as leaderboard models
+# (LEADERBOARD, rules/common.smk).
 # Training is the generic `paracomp train` (objective paraphrase, sampler max_skip).
 from paracomp.papers.wieting2015.workflow import (
     PARAGRAM as WIETING2015_PARAGRAM,
@@ -11,7 +12,6 @@ from paracomp.papers.wieting2015.workflow import (
     SELECTIONS as WIETING2015_SELECTIONS,
     SST_VECTORS as WIETING2015_SST_VECTORS,
     TABLES as WIETING2015_TABLES,
-    VARIANTS as WIETING2015_VARIANTS,
     WORD_SETS as WIETING2015_WORD_SETS,
     Inputs as Wieting2015Inputs,
 )
@@ -40,11 +40,11 @@ WIETING2015_IN = Wieting2015Inputs(
 )
 
 LEADERBOARD.update(WIETING2015_IN.leaderboard())
+POINTS["wieting2015"] = WIETING2015_IN
 
 
 wildcard_constraints:
     dim=r"\d+",
-    variant="|".join(WIETING2015_VARIANTS),
     selection="|".join(WIETING2015_SELECTIONS),
     data="|".join(WIETING2015_RNN_DATA),
     vectors="init|paragram|" + "|".join(WIETING2015_SST_VECTORS),
@@ -142,39 +142,6 @@ rule wieting2015_sets:
         "paracomp wieting2015 sets {params.args} --out {output:q} > {log} 2>&1"
 
 
-rule wieting2015_word_point:
-    input:
-        unpack(WIETING2015_IN.word_inputs),
-    output:
-        embeddings="results/wieting2015/words/{variant}/{point}/embeddings.parquet",
-        record="results/wieting2015/words/{variant}/{point}/train.json",
-        scores="results/wieting2015/words/{variant}/{point}/scores.json",
-    log:
-        "logs/wieting2015/words/{variant}/{point}.log",
-    benchmark:
-        "benchmarks/snakemake/wieting2015/words/{variant}/{point}.tsv"
-    params:
-        run=WIETING2015_IN.word_params,
-        point=WIETING2015_IN.word_point,
-        constraints=WIETING2015_IN.constraints_arg,
-        sets=WIETING2015_IN.word_set_args(),
-        device=TRAIN["device"],
-    threads: TRAIN["threads"]
-    resources:
-        gpu=TRAIN["gpu"],
-        mem_mb=TRAIN["mem_mb"],
-        runtime=TRAIN["runtime"],
-    conda:
-        "../../envs/paracomp.yaml"
-    shell:
-        "(paracomp train --pairs {input.pairs:q} --init {input.init:q} {params.constraints}"
-        " --params {params.run:q} --point {params.point:q}"
-        " --out results/wieting2015/words/{wildcards.variant}/{wildcards.point}"
-        " --record {output.record:q} --threads {threads} --device {params.device}"
-        " && paracomp wieting2015 word-scores --embeddings {output.embeddings:q}"
-        " --set {params.sets:q} --record {output.record:q} --out {output.scores:q}) > {log} 2>&1"
-
-
 rule wieting2015_word_select:
     input:
         WIETING2015_IN.word_records,
@@ -237,46 +204,9 @@ rule wieting2015_paragram_full:
         " --size {params.size} --dim {params.dim} --out {output:q} > {log} 2>&1"
 
 
-rule wieting2015_rnn_point:
-    input:
-        pairs="resources/wieting2015/pairs/{data}.parquet",
-        init=WIETING2015_PARAGRAM,
-        sets="resources/wieting2015/phrase_sets.parquet",
-    output:
-        embeddings="results/wieting2015/rnn/{data}/{point}/embeddings.parquet",
-        composer="results/wieting2015/rnn/{data}/{point}/composer.pt",
-        train="results/wieting2015/rnn/{data}/{point}/train.json",
-        scores="results/wieting2015/rnn/{data}/{point}/scores.parquet",
-        record="results/wieting2015/rnn/{data}/{point}/record.json",
-    log:
-        "logs/wieting2015/rnn/{data}/{point}.log",
-    benchmark:
-        "benchmarks/snakemake/wieting2015/rnn/{data}/{point}.tsv"
-    params:
-        run=WIETING2015_IN.rnn_params,
-        point=WIETING2015_IN.rnn_point,
-        ml=WIETING2015["ml"],
-        device=TRAIN["device"],
-    threads: TRAIN["threads"]
-    resources:
-        gpu=TRAIN["gpu"],
-        mem_mb=TRAIN["mem_mb"],
-        runtime=TRAIN["runtime"],
-    conda:
-        "../../envs/paracomp.yaml"
-    shell:
-        "(paracomp train --pairs {input.pairs:q} --init {input.init:q} --params {params.run:q}"
-        " --point {params.point:q} --out results/wieting2015/rnn/{wildcards.data}/{wildcards.point}"
-        " --record {output.train:q} --threads {threads} --device {params.device}"
-        " && paracomp wieting2015 phrase-scores --run results/wieting2015/rnn/{wildcards.data}/{wildcards.point}"
-        " --sets {input.sets:q} --out {output.scores:q} --dev {wildcards.data} --ml {params.ml}"
-        " --train-record {output.train:q} --record {output.record:q}) > {log} 2>&1"
-
-
 rule wieting2015_rnn_select:
     input:
         records=WIETING2015_IN.rnn_records,
-        runs=WIETING2015_IN.rnn_runs,
     output:
         selected="results/wieting2015/rnn/{data}.selected.json",
         composer="results/wieting2015/rnn/{data}.selected/composer.pt",

@@ -1,9 +1,9 @@
 # Wieting & Gimpel 2017: the sentential training pairs (papers.wieting2017.corpus: the shared
 # KJV-WEB Bible pairs of rules/corpus.smk by default, SimpWiki upstream in
 # config/published.yaml), the PPDB pairs of the same token count (Table 1), the initial
-# vectors, one job per grid point of every run (train with the generic `paracomp train`, then
-# score on the 22 transfer sets and the 5 STS 2016 sets), and the transfer Tables 1-4 and 7
-# (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS"; the
+# vectors, every run's grid points (registered in POINTS: each trained by the generic rule
+# `point`, then scored on the 22 transfer sets and the 5 STS 2016 sets), and the transfer
+# Tables 1-4 and 7 (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS"; the
 # supervised STS and SICK runs (one job per grid point and task; "universal" ones start from
 # a transfer run's point) and Tables 5, 6 and 8; the gate analysis of Tables 9-11 (World
 # English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
@@ -40,6 +40,7 @@ WIETING2017_IN = Wieting2017Inputs(
 )
 
 LEADERBOARD.update(WIETING2017_IN.leaderboard())
+POINTS["wieting2017"] = WIETING2017_IN
 
 
 wildcard_constraints:
@@ -120,42 +121,6 @@ rule wieting2017_init:
         "paracomp wieting2017 init --embeddings {input.embeddings:q} --pairs {input.pairs:q}"
         " --sets {input.sets:q} --tokenizer {params.tokenizer} {params.lowercase}"
         " --out {output:q} > {log} 2>&1"
-
-
-rule wieting2017_point:
-    input:
-        unpack(WIETING2017_IN.point_inputs),
-    output:
-        embeddings=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/embeddings.parquet",
-        composer=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/composer.pt",
-        train=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/train.json",
-        scores=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/scores.csv",
-        pairs=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/pairs.parquet",
-        record=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}/record.json",
-    log:
-        "logs/wieting2017/points/{w17run}/{w17point}.log",
-    benchmark:
-        "benchmarks/snakemake/wieting2017/points/{w17run}/{w17point}.tsv"
-    params:
-        run=WIETING2017_IN.run_params,
-        point=WIETING2017_IN.run_point,
-        sets=WIETING2017_IN.eval_args,
-        folder=f"{WIETING2017_W}/points/{{w17run}}/{{w17point}}",
-        device=TRAIN["device"],
-    threads: TRAIN["threads"]
-    resources:
-        gpu=TRAIN["gpu"],
-        mem_mb=TRAIN["mem_mb"],
-        runtime=TRAIN["runtime"],
-    conda:
-        "../../envs/paracomp.yaml"
-    shell:
-        "(paracomp train --pairs {input.pairs:q} --init {input.init:q} --params {params.run:q}"
-        " --point {params.point:q} --out {params.folder:q} --record {output.train:q}"
-        " --threads {threads} --device {params.device}"
-        " && paracomp wieting2017 transfer --run {params.folder:q} --run-name {wildcards.w17run}"
-        " --index {wildcards.w17point} --train-record {output.train:q} {params.sets}"
-        " --out {params.folder:q}) > {log} 2>&1"
 
 
 rule wieting2017_selected_point:

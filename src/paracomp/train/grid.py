@@ -1,11 +1,12 @@
-"""Tuning grids: the points of a grid written as a union of sub-grids. Pure Python: the DAG
-build reads it (no numpy, pandas or torch here)."""
+"""Tuning grids: the points of a grid written as a union of sub-grids, and what a paper
+registers for grids whose points are scored after training on the full data
+(:class:`ScoredGrid`). Pure Python: the DAG build reads it (no numpy, pandas or torch here)."""
 
 from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 
 def grid_points(grid: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, Any]]:
@@ -16,3 +17,44 @@ def grid_points(grid: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, A
         keys = list(sub)
         points += [dict(zip(keys, values)) for values in itertools.product(*sub.values())]
     return points
+
+
+TRAINER_INPUTS = ("init", "constraints")
+"""The inputs of a scored grid point that ``paracomp train`` reads (``--init``,
+``--constraints``) beside its ``pairs``; any other input is its scoring's."""
+
+
+def point_folder(paper: str, run: str, point: int | str) -> str:
+    """The folder of a scored grid point (rule ``point``): the trained run, its ``train.json``
+    and the scoring's ``record.json``."""
+    return f"results/{paper}/points/{run}/{point}"
+
+
+class ScoredGrid(Protocol):
+    """A paper's runs whose grid points each train on the run's full data and are then scored
+    by the paper's own command, in one job of the generic rule ``point`` (rules/points.smk),
+    which takes the job's threads, device and resources from ``training`` like every
+    training rule. The paper picks among the scored points in its own rules (2016 STS,
+    Oracle, the development rho, SimLex-999 ...)."""
+
+    def point_runs(self) -> list[str]:
+        """The runs, named uniquely within the paper."""
+        ...
+
+    def point_grid(self, run: str) -> list[dict[str, Any]]:
+        """A run's grid points."""
+        ...
+
+    def point_settings(self, run: str) -> dict[str, Any]:
+        """A run's settings before its point's (less device and threads: the job's)."""
+        ...
+
+    def point_inputs(self, run: str) -> dict[str, Any]:
+        """A run's inputs by name: ``pairs``, the trainer's own (:data:`TRAINER_INPUTS`) and
+        what the scoring reads."""
+        ...
+
+    def point_score(self, run: str, point: int, folder: str) -> str:
+        """The shell command that scores the trained ``folder`` and writes its
+        ``record.json``."""
+        ...

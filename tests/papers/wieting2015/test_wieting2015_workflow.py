@@ -29,6 +29,16 @@ def _dry_run(workdir: Path, *configs: str, mirror: Path | None = None) -> str:
     return proc.stdout
 
 
+def _words(out: str) -> int:
+    """Word-training grid points in a dry run's output."""
+    return out.count("paracomp wieting2015 word-scores")
+
+
+def _rnns(out: str) -> int:
+    """RNN grid points in a dry run's output."""
+    return out.count("paracomp wieting2015 phrase-scores --run")
+
+
 def _jobs(out: str) -> dict[str, int]:
     return {k: int(v) for k, v in re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE)}
 
@@ -37,7 +47,8 @@ def test_embedded_default_dag(tmp_path, mirror):
     out = _dry_run(tmp_path, "config.yaml", mirror=mirror)
     jobs = _jobs(out)
     # 2 x 2 word points per variant, 2 RNN points per data set (phrases, jn, nn, vn)
-    assert jobs["wieting2015_word_point"] == 8 and jobs["wieting2015_rnn_point"] == 8
+    # scored grid points, jobs of the generic rule `point`
+    assert _words(out) == 8 and _rnns(out) == 8 and jobs["point"] == 16
     assert jobs["wieting2015_tables"] == 9 and jobs["wieting2015_sst"] == 3
     assert '"sampler": "max_skip", "score": "dot"' in out.replace("\\", "")
     assert "--constraints resources/wieting2015/lexical/constraints.parquet" in out
@@ -47,11 +58,9 @@ def test_embedded_default_dag(tmp_path, mirror):
 
 def test_published_setting_dag(tmp_path, mirror):
     out = _dry_run(tmp_path, "config.yaml", "config/published.yaml", mirror=mirror)
-    jobs = _jobs(out)
-    assert (
-        jobs["wieting2015_word_point"] == 2 * 28
-    )  # lambda 7 x batch 4, with and without constraints
-    assert jobs["wieting2015_rnn_point"] == 4 * 140  # 7 x 4 x 5 for phrases and each bigram type
+    assert _words(out) == 2 * 28  # lambda 7 x batch 4, with and without constraints
+    assert _jobs(out)["point"] == 2 * 28 + 4 * 140
+    assert _rnns(out) == 4 * 140  # 7 x 4 x 5 for phrases and each bigram type
     assert "resources/upstream/ppdb-1.0-xl-lexical" in out
     assert "--dim 25" in out and "--device cuda" in out
 
@@ -59,6 +68,6 @@ def test_published_setting_dag(tmp_path, mirror):
 def test_without_mirror_tables_say_why(tmp_path):
     out = _dry_run(tmp_path, "config.yaml")
     jobs = _jobs(out)
-    assert "wieting2015_rnn_point" not in jobs and jobs["wieting2015_tables"] == 9
+    assert _rnns(out) == 0 and jobs["wieting2015_tables"] == 9
     assert "--unavailable 'annotated-ppdb is unavailable" in out
     assert "ppdb-xl-lexicon is unavailable" in out  # the lexicon is in the mirror only

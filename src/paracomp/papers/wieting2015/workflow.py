@@ -8,14 +8,15 @@ Artefacts (``R`` = ``resources/wieting2015``, ``W`` = ``results/wieting2015``):
 - ``R/lexical/{pairs,constraints}.parquet``, ``counts.json``: the lexical training pairs;
 - ``R/pairs/<data>.parquet``: phrase (``phrases``) and bigram (``jn``, ``nn``, ``vn``) pairs;
 - ``R/phrase_sets.parquet``: Annotated-PPDB and ML 2010, scored;
-- ``W/words/<variant>/<point>/``: one word-training grid point (``ws`` without, ``constraints``
-  with the constraint lists), its embeddings and ``scores.json``;
+- ``W/points/words-<variant>/<point>/``: one word-training grid point (``ws`` without,
+  ``constraints`` with the constraint lists; a job of the generic rule ``point``), its
+  embeddings and ``record.json`` (its scores);
   ``W/words/<selection>.selected.json`` (``ws``, ``constraints``: by 2·WS-S − WS-R;
   ``paragram``: the ``ws`` points by SimLex-999);
 - ``resources/embeddings/paragram-wieting2015.parquet``: the selected PARAGRAM vectors;
 - ``resources/embeddings/paragram-wieting2015-full.parquet``: the same over every word of the
   initial vectors' source (the offline stand-in for PARAGRAM-SL999);
-- ``W/rnn/<data>/<point>/``: one RNN grid point and its phrase scores;
+- ``W/points/rnn-<data>/<point>/``: one RNN grid point, its phrase scores and ``record.json``;
   ``W/rnn/<data>.selected.json`` (by the development ρ);
 - ``W/scores/<vectors>.parquet``: vector addition with ``init`` or ``paragram``;
 - ``W/sst/<vectors>.json``: the static CNN with ``d25``, ``d50`` or ``paragram``;
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paracomp.train.config import validate
-from paracomp.train.grid import grid_points
+from paracomp.train.grid import grid_points, point_folder
 
 R = "resources/wieting2015"
 W = "results/wieting2015"
@@ -49,6 +50,7 @@ SELECTIONS = {
 }
 """A word selection: the variant whose points it ranges over, and its criterion."""
 RNN_DATA = ("phrases", "jn", "nn", "vn")
+PHRASE_SETS = f"{R}/phrase_sets.parquet"
 PAIR_DATASETS = {"phrases": "ppdb-phrase-train-60k", "bigrams": "ppdb-bigram-train"}
 WORD_SETS = ("simlex999", "ws353-sim", "ws353-rel")
 SST_VECTORS = ("d25", "d50", "paragram")
@@ -105,20 +107,56 @@ class Inputs:
     def settings(self, part: str, point: Mapping[str, Any], variant: str = "ws") -> dict:
         return {**self.base(part, variant), **point}
 
-    def word_params(self, wildcards) -> str:
-        return json.dumps(self.base("words", wildcards.variant))
+    # -- scored grid points (rule `point`: paracomp.train.grid.ScoredGrid) ------------------
 
-    def word_point(self, wildcards) -> str:
-        return json.dumps(self.points("words")[int(wildcards.point)])
+    def point_runs(self) -> list[str]:
+        """``words-<variant>`` (word training, without or with constraints) and
+        ``rnn-<data>`` (the RNN on phrase or bigram pairs)."""
+        return [*(f"words-{v}" for v in VARIANTS), *(f"rnn-{d}" for d in RNN_DATA)]
 
-    def rnn_params(self, wildcards) -> str:
-        return json.dumps(self.base("rnn"))
+    def point_grid(self, run: str) -> list[dict[str, Any]]:
+        return self.points(_part(run)[0])
 
-    def rnn_point(self, wildcards) -> str:
-        return json.dumps(self.points("rnn")[int(wildcards.point)])
+    def point_settings(self, run: str) -> dict[str, Any]:
+        part, which = _part(run)
+        return self.base(part, which if part == "words" else "ws")
 
-    def word_point_ids(self) -> list[int]:
-        return list(range(len(self.points("words"))))
+    def point_inputs(self, run: str) -> dict[str, Any]:
+        part, which = _part(run)
+        if part == "rnn":
+            return {"pairs": f"{R}/pairs/{which}.parquet", "init": PARAGRAM, "sets": PHRASE_SETS}
+        inputs: dict[str, Any] = {
+            "pairs": f"{R}/lexical/pairs.parquet",
+            "init": self.init,
+            "sets": [self.word_sets[s] for s in WORD_SETS],
+        }
+        if which == "constraints":
+            inputs["constraints"] = f"{R}/lexical/constraints.parquet"
+        return inputs
+
+    def point_score(self, run: str, point: int, folder: str) -> str:
+        """Word training: SimLex-999 and WS-353's halves of the trained vectors; the RNN: the
+        phrase sets, with its development rho."""
+        part, which = _part(run)
+        train, record = shlex.quote(f"{folder}/train.json"), shlex.quote(f"{folder}/record.json")
+        if part == "rnn":
+            return (
+                f"paracomp wieting2015 phrase-scores --run {shlex.quote(folder)}"
+                f" --sets {PHRASE_SETS} --out {shlex.quote(f'{folder}/scores.parquet')}"
+                f" --dev {which} --ml {self.block['ml']} --train-record {train}"
+                f" --record {record}"
+            )
+        sets = " ".join(shlex.quote(f"{s}={self.word_sets[s]}") for s in WORD_SETS)
+        return (
+            f"paracomp wieting2015 word-scores"
+            f" --embeddings {shlex.quote(f'{folder}/embeddings.parquet')} --set {sets}"
+            f" --record {train} --out {record}"
+        )
+
+    def point_records(self, run: str) -> list[str]:
+        """The record of every point of a run (written last by its job)."""
+        points = range(len(self.point_grid(run)))
+        return [f"{point_folder('wieting2015', run, p)}/record.json" for p in points]
 
     # -- data ----------------------------------------------------------------------------
 
@@ -173,40 +211,16 @@ class Inputs:
     def sets_args(wildcards, input) -> str:
         return _options(input)
 
-    def word_inputs(self, wildcards) -> dict[str, Any]:
-        inputs = {
-            "pairs": f"{R}/lexical/pairs.parquet",
-            "init": self.init,
-            "sets": [self.word_sets[s] for s in WORD_SETS],
-        }
-        if wildcards.variant == "constraints":
-            inputs["constraints"] = f"{R}/lexical/constraints.parquet"
-        return inputs
-
-    @staticmethod
-    def constraints_arg(wildcards, input) -> str:
-        return f"--constraints {input.constraints}" if hasattr(input, "constraints") else ""
-
-    def word_set_args(self) -> list[str]:
-        return [f"{s}={self.word_sets[s]}" for s in WORD_SETS]
-
     def word_records(self, wildcards) -> list[str]:
-        variant = SELECTIONS[wildcards.selection][0]
-        return [f"{W}/words/{variant}/{p}/scores.json" for p in self.word_point_ids()]
+        return self.point_records(f"words-{SELECTIONS[wildcards.selection][0]}")
 
     @staticmethod
     def criterion(wildcards) -> str:
         return SELECTIONS[wildcards.selection][1]
 
     def rnn_records(self, wildcards) -> list[str]:
-        points = range(len(self.points("rnn")))
-        return [f"{W}/rnn/{wildcards.data}/{p}/record.json" for p in points]
-
-    def rnn_runs(self, wildcards) -> list[str]:
-        """Every RNN grid point's composer and word rows (the selected one is copied)."""
-        points = range(len(self.points("rnn")))
-        files = ("composer.pt", "embeddings.parquet")
-        return [f"{W}/rnn/{wildcards.data}/{p}/{name}" for p in points for name in files]
+        """Every RNN grid point's record (the selected point's folder is copied)."""
+        return self.point_records(f"rnn-{wildcards.data}")
 
     def addition_vectors(self, wildcards) -> str:
         return PARAGRAM if wildcards.vectors == "paragram" else self.init
@@ -262,6 +276,12 @@ class Inputs:
         """The run's setting, for the tables' notes."""
         keys = ("init", "lexical", "constraints", "words", "rnn", "sst", "mapping", "ml")
         return json.dumps({k: self.block[k] for k in keys})
+
+
+def _part(run: str) -> tuple[str, str]:
+    """A scored run's part (``words``, ``rnn``) and its variant or data."""
+    part, which = run.split("-", 1)
+    return part, which
 
 
 def _options(named) -> str:

@@ -8,7 +8,8 @@ Artefacts (``R`` = ``resources/wieting2017``, ``W`` = ``results/wieting2017``):
   upstream); ``R/pairs/ppdb.parquet``: PPDB pairs sampled to the same token count (Table 1);
 - ``R/init.parquet``: the initial word vectors (``init.embeddings``) of every word of the
   training pairs and of the evaluation sets that they have;
-- ``W/points/<run>/<point>/``: one grid point of a run (one Snakemake job): the trained run,
+- ``W/points/<run>/<point>/``: one grid point of a run (one job of the generic rule ``point``,
+  this paper's scoring its :meth:`Inputs.point_score`): the trained run, ``train.json``,
   ``scores.csv`` (Pearson r on each transfer and selection subset), ``pairs.parquet`` (its
   per-pair cosines) and ``record.json``;
 - ``W/tableN.{csv,compare.csv,md}``.
@@ -22,6 +23,7 @@ selection picks: "Oracle" by that mean itself, "2016 STS" by the mean over the S
 from __future__ import annotations
 
 import json
+import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -29,7 +31,7 @@ from typing import Any
 from paracomp.errors import named
 from paracomp.papers import configured
 from paracomp.train.config import validate
-from paracomp.train.grid import grid_points
+from paracomp.train.grid import grid_points, point_folder
 
 R = "resources/wieting2017"
 W = "results/wieting2017"
@@ -195,21 +197,39 @@ class Inputs:
             **own,
         }
 
-    def run_params(self, wildcards) -> str:
-        return json.dumps(self.base(wildcards.w17run))
+    # -- scored grid points (rule `point`: paracomp.train.grid.ScoredGrid) ------------------
 
-    def run_point(self, wildcards) -> str:
-        return json.dumps(self.points(wildcards.w17run)[int(wildcards.w17point)])
+    def point_runs(self) -> list[str]:
+        return list(self.runs())
 
-    def point_inputs(self, wildcards) -> dict[str, Any]:
+    def point_grid(self, run: str) -> list[dict[str, Any]]:
+        return self.points(run)
+
+    def point_settings(self, run: str) -> dict[str, Any]:
+        return self.base(run)
+
+    def point_inputs(self, run: str) -> dict[str, Any]:
         return {
-            "pairs": f"{R}/pairs/{self.runs()[wildcards.w17run]['data']}.parquet",
+            "pairs": f"{R}/pairs/{self.runs()[run]['data']}.parquet",
             "init": f"{R}/init.parquet",
             "sets": list(self.sets.values()),
         }
 
+    def point_score(self, run: str, point: int, folder: str) -> str:
+        """The 22 transfer sets' and the 5 STS 2016 sets' scores of a trained point."""
+        quoted = shlex.quote(folder)
+        return (
+            f"paracomp wieting2017 transfer --run {quoted} --run-name {run} --index {point}"
+            f" --train-record {shlex.quote(f'{folder}/train.json')} {self.eval_args()}"
+            f" --out {quoted}"
+        )
+
     def point_folders(self, run: str) -> list[str]:
-        return [f"{W}/points/{run}/{p}" for p in range(len(self.points(run)))]
+        return [point_folder("wieting2017", run, p) for p in range(len(self.points(run)))]
+
+    def point_records(self, run: str) -> list[str]:
+        """The record of every point of a run (written last by its job)."""
+        return [f"{d}/record.json" for d in self.point_folders(run)]
 
     # -- the leaderboard ------------------------------------------------------------------
 
@@ -243,8 +263,7 @@ class Inputs:
         return entries
 
     def selected_inputs(self, wildcards) -> list[str]:
-        files = ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")
-        return [f"{d}/{n}" for d in self.point_folders(wildcards.w17run) for n in files]
+        return self.point_records(wildcards.w17run)
 
     def selected_args(self, wildcards) -> str:
         run = wildcards.w17run
@@ -276,9 +295,7 @@ class Inputs:
         spec = self.supervised_runs()[wildcards.w17srun]
         inputs: dict[str, Any] = {"sets": list(self._supervised_sets().values())}
         if "universal" in spec:
-            folders = self.point_folders(spec["universal"])
-            names = ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")
-            inputs["universal"] = [f"{d}/{n}" for d in folders for n in names]
+            inputs["universal"] = self.point_records(spec["universal"])
         else:
             inputs["init"] = f"{R}/init.parquet"
         return inputs
@@ -352,12 +369,7 @@ class Inputs:
             raise ValueError(
                 f"papers.wieting2017.gates.run: run {run} is not configured (transfer)"
             )
-        folders = self.point_folders(run)
-        return {
-            "parsed": f"{R}/gates/parsed.parquet",
-            "points": [f"{d}/{n}" for d in folders
-                       for n in ("scores.csv", "record.json", "composer.pt", "embeddings.parquet")],
-        }  # fmt: skip
+        return {"parsed": f"{R}/gates/parsed.parquet", "points": self.point_records(run)}
 
     def gate_args(self, wildcards=None) -> str:
         run = self.gates()["run"]
@@ -429,7 +441,7 @@ class Inputs:
         files = list(self.sets.values()) if wildcards.w17table == "table7" else []
         for run in table_runs(wildcards.w17table):
             if run in self.runs():
-                files += [f"{d}/scores.csv" for d in self.point_folders(run)]
+                files += self.point_records(run)
         return files
 
     def table_args(self, wildcards) -> str:
