@@ -112,3 +112,19 @@ def test_the_trainers_families_import_only_the_core():
             if family(other) not in (None, "core", own)
         ]
     assert not crossing, crossing
+
+
+def test_papers_use_the_trainer_s_core_not_the_pair_family() -> None:
+    """A paper configures the pair family through run settings (``paracomp train``) and never
+    imports its modules: wieting2017's supervised probe trains Tai et al.'s head with the
+    trainer's public core (settings, CUDA-graph composers, run folders)."""
+    modules = _modules()
+    for name, path in modules.items():
+        if name.startswith("paracomp.papers."):
+            family = {
+                m for m in _imports(name, path, modules) if m.startswith("paracomp.train.pairs")
+            }
+            assert not family, f"{name} imports {sorted(family)}"
+    supervised = "paracomp.papers.wieting2017.supervised"
+    used = _imports(supervised, modules[supervised], modules)
+    assert {"paracomp.train.config", "paracomp.train.cuda_graph"} <= used

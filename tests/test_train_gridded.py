@@ -15,8 +15,8 @@ from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.registry import make_composer
 from paracomp.models.tree_rnn import TreeBatch
 from paracomp.train import loop
-from paracomp.train.cuda_graph import GriddedComposer
-from paracomp.train.pairs.task import PairTask, graphed_composer
+from paracomp.train.cuda_graph import GriddedComposer, graphed_composer
+from paracomp.train.pairs.task import PairTask
 
 RUNS = {
     "lstmavg-dropout-scramble": {"composer": "lstmavg", "dropout": 0.3, "scramble": 0.5},

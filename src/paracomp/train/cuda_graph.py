@@ -20,13 +20,31 @@ fixed shape, captured forward and backward once per shape and replayed.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import torch
 
+from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import Composer, Gridded, SegmentBatch, padded_tokens
 
 Step = Callable[[torch.Tensor], torch.Tensor]
+
+
+def graphed_composer(settings: Mapping[str, Any], device: torch.device | str) -> bool:
+    """Whether a run of ``settings`` (a ``TrainConfig.to_dict()`` or a paper's settings with
+    ``composer``) composes by CUDA graphs (:class:`~paracomp.train.cuda_graph.GriddedComposer`):
+    on CUDA with ``cuda_graph`` (default true), a composer of
+    :data:`~paracomp.models.STATIC_COMPOSERS` other than the additive ones (one kernel each,
+    nothing to gain), without boundary tags or autocast."""
+    return (
+        torch.device(device).type == "cuda"
+        and settings.get("cuda_graph", True)
+        and settings["composer"] in STATIC_COMPOSERS
+        and settings["composer"] not in ("sum", "mean")
+        and settings.get("boundary_tags", "none") == "none"
+        and not settings.get("mixed_precision", False)
+    )
 
 
 class GraphedStep:

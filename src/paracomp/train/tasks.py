@@ -40,7 +40,7 @@ def pair_task(
 ) -> PairTask:
     """The task of a pair run: on CUDA with ``cuda_graph``, where one applies, a static-shape
     step replayed from a CUDA graph; otherwise the eager step, whose composer may replay from
-    CUDA graphs (:func:`~paracomp.train.pairs.task.graphed_composer`)."""
+    CUDA graphs (:func:`~paracomp.train.cuda_graph.graphed_composer`)."""
     if _graphed(config):
         if static.supports(config):
             return static.StaticPairTask(config, pairs, init)

@@ -35,7 +35,7 @@ from paracomp.eval.metrics import pearson
 from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
 from paracomp.train.config import TrainConfig
-from paracomp.train.pairs.task import graphed_composer
+from paracomp.train.cuda_graph import GriddedComposer, graphed_composer
 
 log = logging.getLogger(__name__)
 
@@ -180,8 +180,6 @@ def train_supervised(
     data = encode(frame, index, tokenizer, lowercase)
     model = SupervisedModel(matrix, composer, settings["hidden"], spec["classes"]).to(device)
     if gridded:
-        from paracomp.train.cuda_graph import GriddedComposer
-
         model.runner = GriddedComposer(composer, graphed=torch.device(device).type == "cuda")
     initial = model.weight.detach().clone()
     anchor = {k: v.detach().clone().to(device) for k, v in (composer_anchor or {}).items()}

@@ -35,12 +35,12 @@ from paracomp.eval.trained import pair_encoder
 from paracomp.losses.constrained import ForbiddenPairs
 from paracomp.losses.hinge import PairBatch
 from paracomp.losses.regularizers import InitialPull, composition_l2
-from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import HEADS, UNK, EncodedPairs
 from paracomp.train import loop, seeds
 from paracomp.train.config import TrainConfig
+from paracomp.train.cuda_graph import GriddedComposer, graphed_composer
 from paracomp.train.optim import make_optimizer
 from paracomp.train.pairs.build import build_model, build_objective, build_sampler
 from paracomp.train.pairs.megabatch import MegaBatchMode, MegaStep
@@ -69,22 +69,6 @@ def side1_encoder(model: PairModel, data: EncodedPairs, oov: str = "skip") -> Av
     evaluator's OOV policy decides about unknown words."""
     matrix = model.weight.detach()[1 : len(data.vocab1)].float().cpu().numpy().copy()
     return AveragedEmbeddings(data.vocab1.words[1:], matrix, oov)
-
-
-def graphed_composer(settings: Mapping[str, Any], device: torch.device | str) -> bool:
-    """Whether a run of ``settings`` (a ``TrainConfig.to_dict()`` or a paper's settings with
-    ``composer``) composes by CUDA graphs (:class:`~paracomp.train.cuda_graph.GriddedComposer`):
-    on CUDA with ``cuda_graph`` (default true), a composer of
-    :data:`~paracomp.models.STATIC_COMPOSERS` other than the additive ones (one kernel each,
-    nothing to gain), without boundary tags or autocast."""
-    return (
-        torch.device(device).type == "cuda"
-        and settings.get("cuda_graph", True)
-        and settings["composer"] in STATIC_COMPOSERS
-        and settings["composer"] not in ("sum", "mean")
-        and settings.get("boundary_tags", "none") == "none"
-        and not settings.get("mixed_precision", False)
-    )
 
 
 class PairTask(loop.Task):
@@ -119,8 +103,6 @@ class PairTask(loop.Task):
             _pretrained(model, data.vocab1.words, *init)
         self.model = model.to(self.device)
         if graphed_composer(config.to_dict(), self.device):
-            from paracomp.train.cuda_graph import GriddedComposer
-
             self.model.runner = GriddedComposer(self.model.composer, graphed=True)
         self.objective = build_objective(config)
         negatives = seeds.stream(config.seed, seeds.NEGATIVES)
