@@ -17,7 +17,8 @@ as ``aligned.grow-diag-final-and``, foreign index first), maximum phrase length 
 * ``extract`` (issue #23), the first ``--extract-pairs`` pairs: the ``paracomp corpus
   phrase-vocab`` and ``phrase-shard`` processes (start-up, imports, reading parquet, gdfa,
   extraction, counting, writing) against Moses' ``extract`` binary writing its plain
-  ``extract`` and ``extract.inv`` files;
+  ``extract`` and ``extract.inv`` files (and gzipped, ``--GZOutput``); the same on 10 pairs
+  measures each side's start-up, and the last row what the rest of the pairs cost beyond it;
 * ``table`` (issue #25), all pairs (``--copies`` k > 1: k copies, ``--perturbed`` as in
   ``bench_scale.py``): Moses ``train-model.perl`` steps 4 (lexical table), 5 (``extract``,
   ``sort``, ``gzip``) and 6 (``score`` both ways, ``sort``, ``consolidate``, ``gzip``), run as
@@ -56,6 +57,10 @@ Building Moses' three binaries (no bjam needed; Boost 1.74 headers from Debian's
     g++ -o ../bin/consolidate consolidate-main.o PropertiesConsolidator.o $COMMON $LIBS
 
 Moses' own build (``./bjam``, or ``cmake``) gives the same binaries with the decoder.
+
+Beside other work, ``nice -n 19`` alone may not yield: with the kernel's autogroups
+(``/proc/sys/kernel/sched_autogroup_enabled``) niceness only ranks processes of one session;
+``echo 19 > /proc/self/autogroup`` in the shell that starts the benchmark lowers the session.
 """
 
 from __future__ import annotations
@@ -111,6 +116,10 @@ class Usage:
 
     def __add__(self, other: Usage) -> Usage:
         return Usage(self.cpu + other.cpu, self.wall + other.wall, max(self.rss_mb, other.rss_mb))
+
+    def __sub__(self, other: Usage) -> Usage:
+        """The difference of the times (what ``self`` costs beyond ``other``); RSS kept."""
+        return Usage(self.cpu - other.cpu, self.wall - other.wall, self.rss_mb)
 
 
 def run(argv: list[str] | str, env: dict[str, str] | None = None, cwd: Path | None = None) -> Usage:
@@ -206,8 +215,8 @@ def ours_extract(folder: Path, repeat: int, env: dict[str, str]) -> tuple[Usage,
     return u_vocab, u_shard
 
 
-def moses_extract(root: Path, folder: Path, repeat: int) -> Usage:
-    """Moses ``extract`` alone, plain output."""
+def moses_extract(root: Path, folder: Path, repeat: int, gz: bool = False) -> Usage:
+    """Moses ``extract`` alone, plain (``gz``: gzipped, as in train-model.perl) output."""
     argv = [
         str(root / "bin/extract"),
         str(folder / "corpus.en"),
@@ -215,6 +224,7 @@ def moses_extract(root: Path, folder: Path, repeat: int) -> Usage:
         str(folder / "aligned.grow-diag-final-and"),
         str(folder / "extract"),
         str(MAX_LENGTH),
+        *(["--GZOutput"] if gz else []),
     ]
     return best(argv, repeat)
 
@@ -261,6 +271,7 @@ def ours_chain(folder: Path, shard_pairs: int, env: dict[str, str]) -> dict[str,
     usage: dict[str, Usage] = {}
     for kind, argv in jobs:
         usage[kind] = usage.get(kind, Usage()) + run(argv, env)
+    progress("ours sharded", usage)
     for path in [*pair_files, *word_files, *merged, *scored, vocab, words]:
         path.unlink()
     return usage
@@ -304,9 +315,17 @@ def moses_steps(root: Path, folder: Path) -> dict[int, Usage]:
         "1",
     ]
     env = {**os.environ, "LC_ALL": "C"}
-    return {
-        n: run([*common, "--first-step", str(n), "--last-step", str(n)], env) for n in (4, 5, 6)
-    }
+    usage: dict[str, Usage] = {}
+    for n in (4, 5, 6):
+        usage[f"step {n}"] = run([*common, "--first-step", str(n), "--last-step", str(n)], env)
+        progress("Moses", usage)
+    return {n: usage[f"step {n}"] for n in (4, 5, 6)}
+
+
+def progress(what: str, usage: dict[str, Usage]) -> None:
+    """One line of what is measured so far (a long run stopped early keeps them)."""
+    done = ", ".join(f"{k} {u.cpu:.1f}" for k, u in usage.items())
+    print(f"  [{what} CPU s so far: {done}]", flush=True)
 
 
 def read_moses_table(path: Path) -> pa.Table:
@@ -364,14 +383,14 @@ def row(step: str, ours: Usage | None, moses: Usage | None) -> str:
 
     ratio = f"{ours.cpu / moses.cpu:.2f}" if ours and moses and moses.cpu else "-"
     return (
-        f"{step:<34}{cell(ours, 'cpu', '10.1f')}{cell(moses, 'cpu', '10.1f')}{ratio:>8}"
+        f"{step:<40}{cell(ours, 'cpu', '10.2f')}{cell(moses, 'cpu', '10.2f')}{ratio:>8}"
         f"{cell(ours, 'wall', '11.1f')}{cell(moses, 'wall', '11.1f')}"
         f"{cell(ours, 'rss_mb', '10.0f')}{cell(moses, 'rss_mb', '10.0f')}"
     )
 
 
 HEADER = (
-    f"{'step':<34}{'ours CPU':>10}{'Moses CPU':>10}{'ratio':>8}{'ours wall':>11}"
+    f"{'step':<40}{'ours CPU':>10}{'Moses CPU':>10}{'ratio':>8}{'ours wall':>11}"
     f"{'Moses wall':>11}{'ours MB':>10}{'Moses MB':>10}"
 )
 
@@ -426,10 +445,18 @@ def main() -> None:
         write_inputs(sentences.slice(0, n), alignments.slice(0, n), folder)
         vocab, shard = ours_extract(folder, args.repeat, env)
         moses = moses_extract(root, folder, args.repeat)
+        moses_gz = moses_extract(root, folder, args.repeat, gz=True)
+        tiny = args.work / "start-up"
+        write_inputs(sentences.slice(0, 10), alignments.slice(0, 10), tiny)
+        _, shard_10 = ours_extract(tiny, args.repeat, env)
+        moses_10 = moses_extract(root, tiny, args.repeat)
         print(f"\nextract: {n} pairs, max length {MAX_LENGTH}, best of {args.repeat} (CPU s)")
         print(HEADER)
-        print(row("phrase-shard vs extract", shard, moses))
-        print(row("phrase-vocab + phrase-shard", vocab + shard, moses))
+        print(row("phrase-shard | extract", shard, moses))
+        print(row("phrase-vocab + phrase-shard | extract", vocab + shard, moses))
+        print(row("phrase-shard | extract --GZOutput", shard, moses_gz))
+        print(row("10 pairs (start-up): shard | extract", shard_10, moses_10))
+        print(row(f"beyond start-up, {n - 10} pairs", shard - shard_10, moses - moses_10))
 
     if "table" in args.parts:
         folder = args.work / "table"
@@ -447,6 +474,8 @@ def main() -> None:
         pairs = pq.ParquetFile(folder / "sentences.parquet").metadata.num_rows
         chain = ours_chain(folder, args.shard_pairs, env)
         one = None if args.no_one_process else ours_one_process(folder, env)
+        if one:
+            progress("ours one process", {"table": one})
         steps = moses_steps(root, folder)
         print(f"\ntable: {pairs} pairs ({args.copies}x {mode}), max length {MAX_LENGTH} (CPU s)")
         print(HEADER)
