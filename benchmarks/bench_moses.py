@@ -34,8 +34,9 @@ RSS is the largest single process. Compiled functions are warmed up first (numba
 ``--compare`` (on by default) then checks that Moses' ``phrase-table.gz`` and our sharded
 ``phrase_table.parquet`` hold the same pairs, counts and four scores.
 
-Building Moses' three binaries (no bjam needed; Boost 1.74 headers from Debian's
-``libboost1.74-dev``, its runtime ``iostreams`` and ``filesystem`` libraries, zlib)::
+Building Moses' three binaries (no bjam needed: g++, zlib, Boost's headers and its
+``iostreams`` and ``filesystem`` libraries, e.g. Debian's ``libboost-iostreams-dev``
+and ``libboost-filesystem-dev``; a minute of CPU)::
 
     git clone https://github.com/moses-smt/mosesdecoder /tmp/moses-src
     mkdir -p $MOSES_BIN/bin $MOSES_BIN/obj && cp -r /tmp/moses-src/scripts $MOSES_BIN/
@@ -48,7 +49,8 @@ Building Moses' three binaries (no bjam needed; Boost 1.74 headers from Debian's
     PropertiesConsolidator}.cpp util/{exception,integer_to_string}.cc; do
         $CXX -c $s -o $MOSES_BIN/obj/$(basename ${s%.*}).o; done
     cd $MOSES_BIN/obj
-    LIBS="-l:libboost_iostreams.so.1.74.0 -l:libboost_filesystem.so.1.74.0 -lz -lpthread"
+    LIBS="-lboost_iostreams -lboost_filesystem -lz -lpthread"
+    # (runtime libraries only: -l:libboost_iostreams.so.1.74.0 -l:libboost_filesystem.so.1.74.0)
     COMMON="tables-core.o InputFileStream.o OutputFileStream.o exception.o integer_to_string.o"
     g++ -o ../bin/extract extract-main.o SentenceAlignment.o SentenceAlignmentWithSyntax.o \\
         SyntaxNodeCollection.o XmlTree.o $COMMON $LIBS
