@@ -87,25 +87,12 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_scale import make_corpus  # noqa: E402
+from bench_scale import ONE_PROCESS, make_corpus, step  # noqa: E402
 
 from paracomp.align.symmetrize import Alignments, symmetrize_corpus  # noqa: E402
 
 MAX_LENGTH = 7
 SCORES = ("p_en_given_es", "p_es_given_en", "lex_en_given_es", "lex_es_given_en")
-ONE_PROCESS = """
-import sys
-import pyarrow.parquet as pq
-from paracomp.align.symmetrize import Alignments, symmetrize_corpus
-from paracomp.phrases.score import build_phrase_table
-s, a = pq.read_table(sys.argv[1]), pq.read_table(sys.argv[2])
-sym = symmetrize_corpus(
-    Alignments.from_pharaoh(a["e2f"].to_pylist()), Alignments.from_pharaoh(a["f2e"].to_pylist()),
-    s["len_en"].to_numpy(), s["len_es"].to_numpy())
-t = build_phrase_table([x.split(" ") for x in s["en"].to_pylist()],
-                       [x.split(" ") for x in s["es"].to_pylist()], sym, int(sys.argv[4]))
-pq.write_table(t, sys.argv[3])
-"""
 
 
 @dataclass
@@ -193,27 +180,13 @@ def write_inputs(sentences: pa.Table, alignments: pa.Table, folder: Path) -> Non
     (folder / "aligned.grow-diag-final-and").write_text("\n".join(lines) + "\n")
 
 
-def paracomp_step(name: str, inputs: list[Path], outs: list[Path], params: str) -> list[str]:
-    return [
-        str(Path(sys.executable).with_name("paracomp")),
-        "corpus",
-        name,
-        "--input",
-        *map(str, inputs),
-        "--params",
-        params,
-        "--out",
-        *map(str, outs),
-    ]
-
-
 def ours_extract(folder: Path, repeat: int, env: dict[str, str]) -> tuple[Usage, Usage]:
     """Our vocabulary and one-shard extraction processes."""
     s, a, vocab = folder / "sentences.parquet", folder / "alignments.parquet", folder / "vocab.pq"
-    u_vocab = best(paracomp_step("phrase-vocab", [s], [vocab], "{}"), repeat, env)
-    settings = f'{{"shard": 0, "shards": 1, "partitions": 1, "max_length": {MAX_LENGTH}}}'
+    u_vocab = best(step("phrase-vocab", [s], [vocab], {}), repeat, env)
+    settings = {"shard": 0, "shards": 1, "partitions": 1, "max_length": MAX_LENGTH}
     outs = [folder / "pairs0.pq", folder / "words0.pq"]
-    u_shard = best(paracomp_step("phrase-shard", [s, a, vocab], outs, settings), repeat, env)
+    u_shard = best(step("phrase-shard", [s, a, vocab], outs, settings), repeat, env)
     return u_vocab, u_shard
 
 
@@ -241,34 +214,28 @@ def ours_chain(folder: Path, shard_pairs: int, env: dict[str, str]) -> dict[str,
     word_files = [folder / f"words{k}.pq" for k in range(shards)]
     merged = [folder / f"merged{k}.pq" for k in range(parts)]
     scored = [folder / f"scored{k}.pq" for k in range(parts)]
-    plan = f'"shards": {shards}, "partitions": {parts}, "max_length": {MAX_LENGTH}'
-    jobs: list[tuple[str, list[str]]] = [
-        ("vocab", paracomp_step("phrase-vocab", [s], [vocab], "{}"))
-    ]
+    plan = {"shards": shards, "partitions": parts, "max_length": MAX_LENGTH}
+    jobs: list[tuple[str, list[str]]] = [("vocab", step("phrase-vocab", [s], [vocab], {}))]
     jobs += [
-        ("shard", paracomp_step("phrase-shard", [s, a, vocab], [p, w], f'{{"shard": {k}, {plan}}}'))
+        ("shard", step("phrase-shard", [s, a, vocab], [p, w], {"shard": k, **plan}))
         for k, (p, w) in enumerate(zip(pair_files, word_files, strict=True))
     ]
-    jobs.append(("words", paracomp_step("phrase-words", word_files, [words], "{}")))
+    jobs.append(("words", step("phrase-words", word_files, [words], {})))
     jobs += [
         (
             "merge",
-            paracomp_step(
-                "phrase-merge", pair_files, [m], f'{{"partition": {k}, "partitions": {parts}}}'
-            ),
+            step("phrase-merge", pair_files, [m], {"partition": k, "partitions": parts}),
         )
         for k, m in enumerate(merged)
     ]
     jobs += [
         (
             "score",
-            paracomp_step("phrase-score", [vocab, words, *merged], [o], f'{{"partition": {k}}}'),
+            step("phrase-score", [vocab, words, *merged], [o], {"partition": k}),
         )
         for k, o in enumerate(scored)
     ]
-    gather = paracomp_step(
-        "phrase-gather", [s, a, *scored], [table], f'{{"max_length": {MAX_LENGTH}}}'
-    )
+    gather = step("phrase-gather", [s, a, *scored], [table], {"max_length": MAX_LENGTH})
     jobs.append(("gather", gather))
     usage: dict[str, Usage] = {}
     for kind, argv in jobs:

@@ -41,7 +41,7 @@ PIVOT_RULES = {
     "top_k": 20,
     "max_pairs": 3_000_000,
 }
-OLD = """
+ONE_PROCESS = """
 import sys
 import pyarrow.parquet as pq
 from paracomp.align.symmetrize import Alignments, symmetrize_corpus
@@ -51,9 +51,13 @@ sym = symmetrize_corpus(
     Alignments.from_pharaoh(a["e2f"].to_pylist()), Alignments.from_pharaoh(a["f2e"].to_pylist()),
     s["len_en"].to_numpy(), s["len_es"].to_numpy())
 t = build_phrase_table([x.split(" ") for x in s["en"].to_pylist()],
-                       [x.split(" ") for x in s["es"].to_pylist()], sym, 7)
+                       [x.split(" ") for x in s["es"].to_pylist()], sym,
+                       int(sys.argv[4]) if len(sys.argv) > 4 else 7)
+if len(sys.argv) > 3:
+    pq.write_table(t, sys.argv[3])
 print(t.num_rows)
 """
+"""The one-process phrase table (``sentences alignments [out [max_length]]``), as a script."""
 
 
 @dataclass
@@ -221,7 +225,7 @@ def main() -> None:
             row["rss_mb_max"] = round(max(stats.rss.values()))
             if k <= args.old:
                 old = Stats()
-                argv = [sys.executable, "-c", OLD, str(folder / "sentences.parquet")]
+                argv = [sys.executable, "-c", ONE_PROCESS, str(folder / "sentences.parquet")]
                 start = time.perf_counter()
                 run_jobs([("old", [*argv, str(folder / "alignments.parquet")])], old, 1)
                 row.update(old_s=time.perf_counter() - start, rss_mb_old=round(old.rss["old"]))
