@@ -8,6 +8,7 @@
 from paracomp.papers.wieting2015.workflow import (
     PARAGRAM as WIETING2015_PARAGRAM,
     PARAGRAM_FULL as WIETING2015_PARAGRAM_FULL,
+    PHRASE_SETS as WIETING2015_PHRASE_SETS,
     RNN_DATA as WIETING2015_RNN_DATA,
     SELECTIONS as WIETING2015_SELECTIONS,
     SST_VECTORS as WIETING2015_SST_VECTORS,
@@ -126,7 +127,7 @@ rule wieting2015_sets:
     input:
         unpack(WIETING2015_IN.sets_inputs),
     output:
-        "resources/wieting2015/phrase_sets.parquet",
+        WIETING2015_PHRASE_SETS,
     log:
         "logs/wieting2015/phrase_sets.log",
     benchmark:
@@ -229,7 +230,7 @@ rule wieting2015_rnn_select:
 rule wieting2015_add_scores:
     input:
         vectors=WIETING2015_IN.addition_vectors,
-        sets="resources/wieting2015/phrase_sets.parquet",
+        sets=WIETING2015_PHRASE_SETS,
     output:
         "results/wieting2015/scores/{vectors}.parquet",
     log:
