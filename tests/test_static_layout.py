@@ -68,6 +68,39 @@ def test_static_batch_composes_as_the_plain_batch(name: str) -> None:
     torch.testing.assert_close(composer.words(words, static=True), composer.words(words))
 
 
+def test_reductions_skip_the_pads_by_hand() -> None:
+    layout = StaticLayout.build(torch.tensor([2, 0, 3]), 3)
+    rows = torch.tensor([[1.0], [2.0], [3.0], [4.0], [5.0], [9.0], [9.0], [9.0], [9.0]])
+    batch = layout.batch(rows)
+    assert batch.pads and len(batch) == 4
+    assert batch.reduce(rows, "sum").view(-1).tolist() == [3.0, 0.0, 12.0, 0.0]
+    assert batch.reduce(rows, "max").view(-1).tolist()[2:] == [5.0, 0.0]
+    assert batch.mean(rows).view(-1).tolist() == [1.5, 0.0, 4.0, 0.0]
+    plain = SegmentBatch(rows, torch.arange(9), layout.offsets)  # the pads a segment too
+    assert plain.reduce(rows, "sum").view(-1).tolist() == [3.0, 0.0, 12.0, 36.0]
+
+
+@pytest.mark.parametrize("name", STATIC)
+def test_the_pads_are_never_read(name: str) -> None:
+    """Pad rows of NaN leave every real segment's vector and gradient as they are: no
+    composer walks the pads (on a GPU, one thread would walk them all)."""
+    width, lengths = 5, LENGTHS
+    composer = _composer(name)
+    grid, lengths_t = _grid(lengths, width, composer.word_width)
+    layout = StaticLayout.build(lengths_t, width)
+    rows = grid.reshape(-1, composer.word_width).index_select(0, layout.order)
+    total = int(lengths_t.sum())
+    clean = composer(layout.batch(rows))[:-1]
+    poisoned = rows.clone()
+    poisoned[total:] = float("nan")
+    poisoned.requires_grad_()
+    static = composer(layout.batch(poisoned))[:-1]
+    torch.testing.assert_close(static, clean, rtol=0, atol=0)
+    static.sum().backward()
+    assert poisoned.grad is not None and poisoned.grad[:total].isfinite().all()
+    assert not poisoned.grad[total:].any()
+
+
 @pytest.mark.parametrize("name", STATIC)
 @pytest.mark.slow
 def test_gridded_traces_whole(name: str) -> None:

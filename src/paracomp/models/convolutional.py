@@ -60,5 +60,5 @@ class ConvComposer(Composer):
         for conv in self.convs:
             gap = conv.kernel_size[0] - 1
             h = torch.relu(conv(batch.spaced(gap).T.unsqueeze(0))[0])
-            pooled.append(torch.segment_reduce(h.T, "max", lengths=lengths + gap, unsafe=True))
+            pooled.append(batch.reduce(h.T, "max", lengths + gap))
         return torch.cat(pooled, dim=1).masked_fill((lengths == 0).unsqueeze(1), 0.0)

@@ -194,12 +194,6 @@ class LSTMStates(nn.Module):
         return states.index_select(0, where)
 
 
-def _segment_mean(rows: torch.Tensor, lengths: torch.Tensor) -> torch.Tensor:
-    """The mean of each segment's rows (segments concatenated), zero for empty segments."""
-    total = torch.segment_reduce(rows, "sum", lengths=lengths, unsafe=True)
-    return total / lengths.clamp_min(1).unsqueeze(1).to(total.dtype)
-
-
 class LSTMAvgComposer(Composer):
     """LSTM AVG: the average of the hidden states (``dim`` units, over ``word_width``-wide
     word rows; the paper: 100 over 50) at the segment's tokens; zero for an empty segment.
@@ -217,7 +211,7 @@ class LSTMAvgComposer(Composer):
         self.states = LSTMStates(self.word_width, dim, generator) if states is None else states
 
     def forward(self, batch: SegmentBatch) -> torch.Tensor:
-        return _segment_mean(self.states(batch), batch.lengths())
+        return batch.mean(self.states(batch))
 
 
 class LSTMGaussianComposer(Composer):

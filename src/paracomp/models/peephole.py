@@ -230,13 +230,6 @@ class PeepholeStates(nn.Module):
         return packing.tokens(states)
 
 
-def _mean(tokens: torch.Tensor, batch: SegmentBatch) -> torch.Tensor:
-    """The mean of each segment's token rows (``ids`` order), zero for an empty segment."""
-    lengths = batch.lengths()
-    total = torch.segment_reduce(tokens, "sum", lengths=lengths, unsafe=True)
-    return total / lengths.clamp_min(1).unsqueeze(1).to(total.dtype)
-
-
 TAGS = ("none", "sos", "eos", "both")
 """Boundary tags a segment gets before it is composed (config ``boundary_tags``)."""
 
@@ -311,7 +304,7 @@ class LSTMComposer(Composer):
         states, _, _, packing = self.lstm(batch)
         if self.readout == "last":
             return packing.final(states, len(batch))
-        return _mean(packing.tokens(states), batch)
+        return batch.mean(packing.tokens(states))
 
 
 GATES = {1: 1, 2: 1, 3: 2, 4: 2, 5: 2}
@@ -387,7 +380,7 @@ class GRANComposer(Composer):
         averaged, packing = self.averaged(batch)
         if self.readout == "last":
             return packing.final(averaged, len(batch))
-        return _mean(packing.tokens(averaged), batch)
+        return batch.mean(packing.tokens(averaged))
 
     def gates(self, batch: SegmentBatch) -> torch.Tensor:
         """GRAN-1's gate ``σ(W_x x_t + W_h h_t + b)`` at every token, ``ids`` order (N, dim):
@@ -418,10 +411,9 @@ class _Combine(nn.Module):
 
     def forward(self, forward: torch.Tensor, backward: torch.Tensor, batch: SegmentBatch):
         if self.combine == "sum":  # the mean of the sums is the sum of the means
-            return _mean(forward, batch) + _mean(backward, batch)
-        return _mean(
-            torch.tanh(F.linear(torch.cat([forward, backward], 1), self.weight, self.bias)), batch
-        )
+            return batch.mean(forward) + batch.mean(backward)
+        both = torch.cat([forward, backward], 1)
+        return batch.mean(torch.tanh(F.linear(both, self.weight, self.bias)))
 
 
 class BiLSTMAvgComposer(Composer):

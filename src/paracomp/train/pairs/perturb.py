@@ -23,6 +23,7 @@ tokens; the dropouts act per occurrence, so they return a batch with one row per
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 import torch
@@ -34,7 +35,7 @@ def per_token(batch: SegmentBatch) -> SegmentBatch:
     """The same segments with one row per token occurrence: ``rows = batch.tokens()``,
     ``ids = 0 … N − 1``."""
     ids = torch.arange(batch.ids.numel(), device=batch.ids.device)
-    return SegmentBatch(batch.tokens(), ids, batch.offsets, grid=batch.grid, mask=batch.mask)
+    return dataclasses.replace(batch, rows=batch.tokens(), ids=ids)
 
 
 def _uniform(
@@ -50,7 +51,7 @@ def _dropped(tokens: SegmentBatch, keep: torch.Tensor, rate: float) -> SegmentBa
     if not 0.0 <= rate < 1.0:
         raise ValueError(f"dropout rates must lie in [0, 1), got {rate}")
     scaled = tokens.rows * keep.to(tokens.rows.dtype) / (1.0 - rate)
-    return SegmentBatch(scaled, tokens.ids, tokens.offsets, grid=tokens.grid, mask=tokens.mask)
+    return dataclasses.replace(tokens, rows=scaled)
 
 
 def dropout(batch: SegmentBatch, rate: float, generator: torch.Generator) -> SegmentBatch:
