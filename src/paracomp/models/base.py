@@ -63,6 +63,17 @@ class SegmentBatch:
         """The rows of all tokens, segments concatenated, ``(N, word_width)``."""
         return self.rows.index_select(0, self.ids)
 
+    def on_grid(self, grid: torch.Tensor | None = None) -> torch.Tensor:
+        """The token rows at each position of ``grid`` (default :attr:`grid`), shape
+        ``grid.shape + (word_width,)``: one ``index_select``, whose backward is an
+        ``index_add_``. Not ``tokens()[grid]``: the backward of that indexing sorts the
+        positions, and on a GPU the many pads at position 0 then run in one thread (5 of a
+        CompVec GRU step's 6.4 ms at batch 512)."""
+        grid = self.grid if grid is None else grid
+        assert grid is not None
+        rows = self.rows.index_select(0, self.ids.index_select(0, grid.reshape(-1)))
+        return rows.view(*grid.shape, rows.shape[1])
+
     def spaced(self, gap: int) -> torch.Tensor:
         """The rows of all tokens with ``gap`` zero rows before each segment and after the
         last, ``(N + gap·(n + 1), word_width)``: a valid convolution of width ``gap + 1`` over

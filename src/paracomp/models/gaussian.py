@@ -46,7 +46,7 @@ def padded(batch: SegmentBatch) -> tuple[torch.Tensor, torch.Tensor]:
     gradient. A :class:`~paracomp.models.base.StaticLayout` batch gives its own grid (``L`` its
     width)."""
     if batch.grid is not None and batch.mask is not None:
-        return batch.tokens()[batch.grid] * batch.mask.unsqueeze(2), batch.mask
+        return batch.on_grid() * batch.mask.unsqueeze(2), batch.mask
     lengths = batch.lengths()
     n, total = len(batch), batch.ids.numel()
     longest = int(lengths.max()) if n else 0
@@ -186,7 +186,7 @@ class LSTMStates(nn.Module):
         segment's tokens, in no position, read the first state)."""
         assert batch.grid is not None and batch.mask is not None
         n, width = batch.grid.shape
-        states = self.lstm(batch.tokens()[batch.grid])[0].reshape(n * width, self.hidden)
+        states = self.lstm(batch.on_grid())[0].reshape(n * width, self.hidden)
         tokens = batch.ids.numel()
         slot = torch.where(batch.mask, batch.grid, tokens).view(-1)
         rows = torch.arange(n * width, device=slot.device)

@@ -81,7 +81,7 @@ def _gridded(rnn: nn.RNN | nn.GRU, batch: SegmentBatch, reverse: bool) -> torch.
         positions = torch.arange(grid.shape[1], device=grid.device)
         within = (lengths.unsqueeze(1) - 1 - positions).clamp_min(0)
         grid = grid.gather(1, torch.where(batch.mask, within, positions))
-    states = rnn(batch.tokens()[grid].transpose(0, 1))[0]  # (width, n, hidden)
+    states = rnn(batch.on_grid(grid.t()))[0]  # (width, n, hidden)
     last = (lengths - 1).clamp_min(0)
     final = states[last, torch.arange(len(batch), device=grid.device)]
     return final.masked_fill((lengths == 0).unsqueeze(1), 0.0)

@@ -182,7 +182,7 @@ class TreeRNNComposer(Composer):
         tanh(W [h; x_t] + b)``), the same merges as the levels of :meth:`forward`, in shapes
         that do not depend on the lengths."""
         assert batch.grid is not None and batch.mask is not None
-        tokens = batch.tokens()[batch.grid]  # (n, width, dim)
+        tokens = batch.on_grid()  # (n, width, dim)
         lengths = batch.mask.sum(1, keepdim=True)
         right = self.branching == "right"
         h = tokens.new_zeros(tokens.shape[0], self.dim)
