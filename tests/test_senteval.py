@@ -84,6 +84,19 @@ def test_logistic_returns_the_optimum(c):
     assert np.abs(model.weight).max() > 0.1  # the features are used
 
 
+def test_logistic_converges_on_badly_scaled_features():
+    """Raw sums of word vectors: features whose scales differ by 10^4 (where L-BFGS stopped
+    at its 5,000-iteration cap) still reach the optimum, in a few Newton steps."""
+    rng = np.random.default_rng(3)
+    x = rng.normal(size=(300, 6)) * np.array([0.01, 0.1, 1.0, 10.0, 100.0, 100.0])
+    y = np.argmax(x[:, :3] * [100.0, 10.0, 1.0] + rng.normal(size=(300, 3)), axis=1)
+    model = fit_logistic(x, y, c=8.0)
+    grad_w, grad_b = objective_gradient(x, y, model.weight, model.bias, 8.0)
+    assert np.abs(grad_w).max() < 1e-7 * 8.0 * len(y) * 10
+    assert np.abs(grad_b).max() < 1e-7 * 8.0 * len(y) * 10
+    assert model.iterations < 30 and abs(model.bias.sum()) < 1e-9
+
+
 def test_logistic_separates_separable_data():
     x = np.array([[-2.0], [-1.0], [1.0], [2.0]])
     model = fit_logistic(x, np.array([0, 0, 1, 1]), c=1.0)

@@ -8,7 +8,7 @@ train on SICK train (4,500 pairs), select on SICK trial (500) and report on SICK
   ``C`` chosen on trial accuracy (rounded to two decimals, first best wins) over
   :data:`C_GRID`, accuracy on test. The objective is scikit-learn's,
   ``C * sum(cross-entropy) + |W|^2 / 2`` with an unpenalised bias, minimised to convergence
-  by full-batch L-BFGS in float64.
+  by Newton's method in float64.
 - **SICK-R** (:func:`sick_relatedness`): SentEval's ``RelatednessPytorch``: a linear layer to
   five classes with a softmax, trained with summed squared error against Tai et al.'s
   distribution of the relatedness score by Adam (batch 64, no weight decay) in rounds of 50
@@ -160,47 +160,65 @@ def fit_logistic(
     labels: np.ndarray,
     c: float,
     n_classes: int | None = None,
-    max_iter: int = 5000,
+    max_iter: int = 100,
     tol: float = 1e-7,
 ) -> LogisticModel:
     """Minimise ``c * sum(cross-entropy) + |W|^2 / 2`` (bias unpenalised) from zero weights.
 
     The objective is divided by ``c * n`` (same minimum) so that ``tol``, the bound on the
-    largest gradient component at which L-BFGS stops, means the same for every ``c`` and
+    largest gradient component at which the fit stops, means the same for every ``c`` and
     data size. Classes are ``0 ... n_classes - 1`` (default: up to the largest label).
+
+    Newton's method with a backtracking line search, in float64: the Hessian (``k·(d + 1)``
+    square) is formed and solved at each step, so raw features of any scale converge in tens
+    of steps where a first-order method (L-BFGS, as before) took thousands or stopped short.
+    The objective is flat along the shift of all biases together; that direction is held
+    fixed, so the biases keep summing to zero as they start.
     """
     x = torch.as_tensor(np.asarray(features), dtype=torch.float64)
+    x = torch.cat([x, x.new_ones(len(x), 1)], 1)
     y = torch.as_tensor(np.asarray(labels), dtype=torch.int64)
-    n, dim = x.shape
-    n_classes = int(y.max()) + 1 if n_classes is None else n_classes
-    weight = torch.zeros(n_classes, dim, dtype=torch.float64, requires_grad=True)
-    bias = torch.zeros(n_classes, dtype=torch.float64, requires_grad=True)
-    optimizer = torch.optim.LBFGS(
-        [weight, bias],
-        lr=1.0,
-        max_iter=max_iter,
-        max_eval=2 * max_iter,
-        tolerance_grad=tol,
-        tolerance_change=0.0,
-        history_size=20,
-        line_search_fn="strong_wolfe",
-    )
+    n, width = x.shape
+    k = int(y.max()) + 1 if n_classes is None else n_classes
+    onehot = nn.functional.one_hot(y, k).to(x.dtype)
+    penalty = x.new_full((width,), 1.0 / (c * n))
+    penalty[-1] = 0.0  # the bias
+    theta = x.new_zeros(k, width)
 
-    def closure() -> torch.Tensor:
-        optimizer.zero_grad()
-        loss = nn.functional.cross_entropy(x @ weight.T + bias, y, reduction="mean")
-        loss = loss + (weight * weight).sum() / (2.0 * c * n)
-        loss.backward()
-        return loss
+    def value(theta: torch.Tensor) -> tuple[float, torch.Tensor]:
+        logits = x @ theta.T
+        loss = nn.functional.cross_entropy(logits, y) + 0.5 * (penalty * theta * theta).sum()
+        return float(loss), torch.softmax(logits, 1)
 
+    flat = x.new_zeros(k * width)
+    flat[width - 1 :: width] = 1.0 / k**0.5  # all biases shifted together
+    iterations = 0
     with single_thread():
-        optimizer.step(closure)
-    iterations = int(optimizer.state[weight].get("n_iter", 0))
+        loss, p = value(theta)
+        while True:
+            grad = (p - onehot).T @ x / n + penalty * theta
+            if float(grad.abs().max()) <= tol or iterations >= max_iter:
+                break
+            hessian = torch.outer(flat, flat) + torch.diag(penalty.repeat(k))
+            for a in range(k):
+                for b in range(a, k):
+                    block = x.T @ ((p[:, a] * (float(a == b) - p[:, b]) / n).unsqueeze(1) * x)
+                    hessian[a * width : (a + 1) * width, b * width : (b + 1) * width] += block
+                    if b != a:
+                        hessian[b * width : (b + 1) * width, a * width : (a + 1) * width] += block
+            step = -torch.linalg.solve(hessian, grad.reshape(-1)).reshape(k, width)
+            slope, t = float((grad * step).sum()), 1.0
+            while True:
+                trial, p_trial = value(theta + t * step)
+                if trial <= loss + 1e-4 * t * slope or t < 1e-10:
+                    break
+                t /= 2
+            theta, loss, p = theta + t * step, trial, p_trial
+            iterations += 1
     if iterations >= max_iter:
         log.warning("logistic regression (c=%g) stopped at %d iterations", c, max_iter)
-    return LogisticModel(
-        weight.detach().numpy().copy(), bias.detach().numpy().copy(), float(c), iterations
-    )
+    weight, bias = theta[:, :-1].numpy().copy(), theta[:, -1].numpy().copy()
+    return LogisticModel(weight, bias, float(c), iterations)
 
 
 def select_c(trial_scores: Sequence[float]) -> int:
