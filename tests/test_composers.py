@@ -285,6 +285,35 @@ def test_cnn_equals_wide_convolution_of_the_unpadded_segment(name):
             torch.testing.assert_close(out[i], torch.cat(pooled))
 
 
+@pytest.mark.parametrize("name", ["cnn3", "cnn3579"])
+def test_cnn_gradients_equal_those_of_the_wide_convolution(name):
+    """The composer's convolution (token products, then shifted sums with a hand-written
+    backward) gives torch's ``conv1d`` gradients, weights, biases and word rows alike."""
+    composer, rows = _composer(name).double(), _rows().double().requires_grad_()
+    weights = torch.randn(len(SEGMENTS), DIM, generator=torch.Generator().manual_seed(5))
+    (composer(_batch(SEGMENTS, rows)) * weights.double()).sum().backward()
+    ours = [rows.grad, *(p.grad for p in composer.parameters())]
+    composer.zero_grad()
+    rows.grad = None
+    outs = []
+    for segment in SEGMENTS:
+        x = rows[segment].T.unsqueeze(0)
+        outs.append(
+            torch.cat(
+                [
+                    F.conv1d(x, conv.weight, conv.bias, padding=conv.kernel_size[0] - 1)
+                    .relu()
+                    .amax(2)[0]
+                    for conv in composer.convs
+                ]
+            )
+        )
+    (torch.stack(outs) * weights.double()).sum().backward()
+    theirs = [rows.grad, *(p.grad for p in composer.parameters())]
+    for a, b in zip(ours, theirs, strict=True):
+        torch.testing.assert_close(a, b)
+
+
 def test_filter_counts():
     shares = {3: 150, 5: 75, 7: 50, 9: 25}
     assert filter_counts(300, shares) == {3: 150, 5: 75, 7: 50, 9: 25}

@@ -23,6 +23,30 @@ def filter_counts(dim: int, shares: Mapping[int, int]) -> dict[int, int]:
     return counts
 
 
+class _ShiftedSum(torch.autograd.Function):
+    """``out[t] = Σ_k taps[t + k, k]`` of ``taps`` (T, width, count), ``(T − width + 1, count)``:
+    the convolution from each token's product with each kernel position. Its backward writes
+    the gradient into one buffer (slicing's own backward fills one per position)."""
+
+    @staticmethod
+    def forward(ctx, taps: torch.Tensor) -> torch.Tensor:
+        width = taps.shape[1]
+        positions = taps.shape[0] - width + 1
+        ctx.shape = taps.shape
+        out = taps[:positions, 0].clone()
+        for k in range(1, width):
+            out += taps[k : k + positions, k]
+        return out
+
+    @staticmethod
+    def backward(ctx, grad: torch.Tensor) -> torch.Tensor:
+        taps = grad.new_zeros(ctx.shape)
+        positions = grad.shape[0]
+        for k in range(ctx.shape[1]):
+            taps[k : k + positions, k] = grad
+        return taps
+
+
 class ConvComposer(Composer):
     """For each width ``F`` of ``shares`` (width → share of the ``dim`` filters, see
     :func:`filter_counts`): a wide convolution (``F − 1`` zero vectors on each side of the
@@ -58,7 +82,12 @@ class ConvComposer(Composer):
         lengths = batch.lengths()
         pooled = []
         for conv in self.convs:
-            gap = conv.kernel_size[0] - 1
-            h = torch.relu(conv(batch.spaced(gap).T.unsqueeze(0))[0])
-            pooled.append(batch.reduce(h.T, "max", lengths + gap))
+            width, count = conv.kernel_size[0], conv.out_channels
+            spaced = batch.spaced(width - 1)
+            # one product of every token with every kernel position, then shifted sums:
+            # out[t] = Σ_k x[t + k] · w[:, :, k]; on a CPU, oneDNN's convolution over so few
+            # channels ran at half this rate (cnn3579, dim 50)
+            taps = spaced @ conv.weight.permute(1, 2, 0).flatten(1)
+            out = _ShiftedSum.apply(taps.view(-1, width, count)) + conv.bias
+            pooled.append(batch.reduce(torch.relu(out), "max", lengths + width - 1))
         return torch.cat(pooled, dim=1).masked_fill((lengths == 0).unsqueeze(1), 0.0)
