@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import torch
+from torch import nn
 
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
@@ -15,6 +16,8 @@ from paracomp.errors import DataError
 from paracomp.eval.encode import AveragedEmbeddings
 from paracomp.eval.senteval import (
     C_GRID,
+    SEED,
+    _Relatedness,
     encode_splits,
     entailment_from_splits,
     evaluate_sick,
@@ -102,6 +105,29 @@ def test_logistic_separates_separable_data():
     model = fit_logistic(x, np.array([0, 0, 1, 1]), c=1.0)
     assert model.accuracy(x, np.array([0, 0, 1, 1])) == 1.0
     assert model.weight.shape == (2, 1)
+
+
+def test_relatedness_steps_are_autograd_and_torch_adam_exactly():
+    """The written-out SICK-R training (gradients and Adam) is bit for bit what SentEval's
+    ``nn.Sequential(Linear, Softmax)``, summed MSE and ``torch.optim.Adam`` compute."""
+    rng = np.random.default_rng(4)
+    x = torch.as_tensor((rng.normal(size=(600, 20)) * rng.uniform(0.1, 30, 20)).astype(np.float32))
+    y = torch.as_tensor(tai_distribution(rng.uniform(1, 5, 600)))
+    ours = _Relatedness(20, SEED)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(SEED)
+        model = nn.Sequential(nn.Linear(20, 5), nn.Softmax(dim=1))
+    optimizer = torch.optim.Adam(model.parameters(), weight_decay=0.0)
+    for _ in range(400):
+        idx = torch.from_numpy(rng.integers(0, 600, 64))
+        loss = nn.MSELoss(reduction="sum")(model(x[idx]), y[idx])
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        ours.step(x[idx], y[idx])
+    for mine, theirs in zip(ours.params, model.parameters(), strict=True):
+        assert torch.equal(mine, theirs.detach())
+    assert not torch.equal(ours.params[1], torch.zeros(5))
 
 
 def test_select_c_takes_the_first_best_rounded_score():
