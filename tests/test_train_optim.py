@@ -1,5 +1,8 @@
 """Optimisers on the word rows' sparse gradients."""
 
+import subprocess
+import sys
+
 import pytest
 import torch
 
@@ -137,3 +140,42 @@ def test_adagrad_kernel_matches_tensor_ops_and_skips_zero_rows():
     untouched = torch.tensor([0, 1, 2, 3, 4, 6, 8, 9])
     assert torch.equal(kernel[0][untouched], weight[untouched])
     assert torch.equal(kernel[1][untouched], state[untouched])
+
+
+class _TorchRowAdagrad(torch.optim.Optimizer):
+    """RowSparseAdagrad's hyperparameters on ``torch.optim.Optimizer``: the layout of the
+    checkpoints written before the row optimiser left it."""
+
+    def __init__(self, params, lr=0.01, eps=1e-10):
+        super().__init__(params, {"lr": lr, "eps": eps})
+
+
+def test_row_adagrad_state_dict_has_torch_s_layout_both_ways():
+    weight = torch.nn.Parameter(torch.zeros(4, 3))
+    ours = RowSparseAdagrad([weight], lr=0.3)
+    ours.step_rows(weight, RowGradient(torch.tensor([1, 3]), torch.ones(2, 3)))
+    theirs = _TorchRowAdagrad([torch.nn.Parameter(torch.zeros(4, 3))], lr=0.3)
+    theirs.load_state_dict(ours.state_dict())  # what we write, torch reads
+    saved = theirs.state_dict()
+    assert saved["param_groups"] == ours.state_dict()["param_groups"]
+    again = RowSparseAdagrad([torch.nn.Parameter(torch.zeros(4, 3, dtype=torch.float64))])
+    again.load_state_dict(saved)  # and what torch wrote, we read
+    assert again.param_groups[0]["lr"] == 0.3
+    sums = again.state[again.param_groups[0]["params"][0]]["sum"]
+    assert sums.dtype == torch.float64 and sums[:, 0].tolist() == [0.0, 1.0, 0.0, 1.0]
+    with pytest.raises(ValueError, match="different number"):
+        RowSparseAdagrad([weight, torch.nn.Parameter(torch.zeros(1))]).load_state_dict(saved)
+
+
+def test_the_row_optimiser_imports_no_dynamo():
+    """Building a torch.optim.Optimizer imports torch._dynamo (1-2 s a job); ours does not."""
+    code = (
+        "import sys, torch\n"
+        "from paracomp.train.optim import RowSparseAdagrad\n"
+        "opt = RowSparseAdagrad([torch.nn.Parameter(torch.zeros(3, 2))])\n"
+        "opt.load_state_dict(opt.state_dict())\n"
+        "assert 'torch._dynamo' not in sys.modules\n"
+        "torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)\n"
+        "assert 'torch._dynamo' in sys.modules\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -13,6 +13,7 @@ parameters.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -24,7 +25,52 @@ from paracomp.models.sparse_rows import adagrad_rows
 from paracomp.train.config import TrainConfig
 
 
-class RowSparseAdagrad(torch.optim.Optimizer):
+class _Groups:
+    """What the trainer uses of ``torch.optim.Optimizer`` (``param_groups``, ``state``,
+    ``zero_grad``, and ``state_dict`` in its layout, so checkpoints are interchangeable) for
+    an optimiser stepped by hand: constructing a ``torch.optim.Optimizer`` imports
+    ``torch._dynamo`` (1–2 s, a third of a short tuning job)."""
+
+    def __init__(self, params: Iterable[nn.Parameter], defaults: dict[str, Any]):
+        self.defaults = defaults
+        self.param_groups: list[dict[str, Any]] = [{**defaults, "params": list(params)}]
+        self.state: defaultdict[torch.Tensor, dict[str, Any]] = defaultdict(dict)
+
+    def _params(self) -> list[torch.Tensor]:
+        return [param for group in self.param_groups for param in group["params"]]
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        for param in self._params():
+            param.grad = None
+
+    def state_dict(self) -> dict[str, Any]:
+        index = {id(param): i for i, param in enumerate(self._params())}
+        groups = [
+            {
+                **{k: v for k, v in g.items() if k != "params"},
+                "params": [index[id(p)] for p in g["params"]],
+            }
+            for g in self.param_groups
+        ]
+        state = {index[id(param)]: values for param, values in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        params, groups = self._params(), state_dict["param_groups"]
+        if [len(g["params"]) for g in groups] != [len(g["params"]) for g in self.param_groups]:
+            raise ValueError("loaded state dict has a different number of parameters")
+        for group, saved in zip(self.param_groups, groups, strict=True):
+            group.update({k: v for k, v in saved.items() if k != "params"})
+        self.state = defaultdict(dict)
+        for i, values in state_dict["state"].items():
+            param = params[i]
+            self.state[param] = {
+                k: v.to(param.device, param.dtype) if torch.is_tensor(v) and k != "step" else v
+                for k, v in values.items()
+            }
+
+
+class RowSparseAdagrad(_Groups):
     """AdaGrad (``lr_decay=0``, zero initial accumulator) for parameters whose gradient is a
     sparse tensor of whole rows: ``G[r] += g²; w[r] -= lr·g / (√G[r] + eps)`` on those rows."""
 
@@ -121,7 +167,7 @@ class DenseAdam(torch.optim.Optimizer):
 class Optimizers:
     """Optimisers stepped together: one for the word rows, one for dense parameters."""
 
-    def __init__(self, optimizers: list[torch.optim.Optimizer]):
+    def __init__(self, optimizers: list[torch.optim.Optimizer | RowSparseAdagrad]):
         self.optimizers = optimizers
 
     def zero_grad(self) -> None:
@@ -154,7 +200,9 @@ class Optimizers:
             opt.load_state_dict(state)
 
 
-_FACTORIES: dict[str, tuple[type[torch.optim.Optimizer], type[torch.optim.Optimizer]]] = {
+_FACTORIES: dict[
+    str, tuple[type[torch.optim.Optimizer | RowSparseAdagrad], type[torch.optim.Optimizer]]
+] = {
     "adagrad": (RowSparseAdagrad, torch.optim.Adagrad),
     "sgd": (torch.optim.SGD, torch.optim.SGD),
     "adam": (DenseAdam, torch.optim.Adam),
