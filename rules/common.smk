@@ -52,6 +52,12 @@ MIRROR = mirror_dir(config["mirror"])
 EVAL = config["evaluation"]
 TRAIN = config["training"]
 BLOCKS = config["papers"]
+STACKING = (
+    list(PAPERS)
+    if TRAIN["stack_grid"] is True
+    else [check_paper(p) for p in TRAIN["stack_grid"] or []]
+)
+"""The papers whose tuning grids train in stacks (training.stack_grid)."""
 
 
 def block(paper: str) -> dict:

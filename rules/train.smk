@@ -35,11 +35,13 @@ rule tune_point:
         " --threads {threads} --device {params.device} > {log} 2>&1"
 
 
-if TRAIN["stack_grid"]:
+if STACKING:
 
     ruleorder: stack_point > tune_point
 
     rule tune_stack:
+        wildcard_constraints:
+            paper="|".join(STACKING),
         input:
             unpack(tune_inputs),
         output:
@@ -68,6 +70,8 @@ if TRAIN["stack_grid"]:
             " --threads {threads} --device {params.device} > {log} 2>&1"
 
     rule stack_point:
+        wildcard_constraints:
+            paper="|".join(STACKING),
         input:
             point_stack,
         output:
