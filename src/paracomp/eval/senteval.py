@@ -360,12 +360,12 @@ class _Relatedness:
         upstream = (2.0 * (p - y)).to(p.dtype)  # the summed squared error's, in float64
         # softmax's backward by autograd's own kernel: the formula p ⊙ (g − Σ g p) written
         # out rounds differently now and then
-        logits = torch._softmax_backward_data(upstream, p, 1, p.dtype)
+        grad_logits = torch._softmax_backward_data(upstream, p, 1, p.dtype)
         self.steps += 1
         step_size = self.LR / (1 - self.BETA1**self.steps)
         correction = (1 - self.BETA2**self.steps) ** 0.5
         for param, grad, (mean, square) in zip(
-            self.params, (logits.T.mm(x), logits.sum(0)), self.moments, strict=True
+            self.params, (grad_logits.T.mm(x), grad_logits.sum(0)), self.moments, strict=True
         ):
             mean.lerp_(grad, 1 - self.BETA1)
             square.mul_(self.BETA2).addcmul_(grad, grad, value=1 - self.BETA2)

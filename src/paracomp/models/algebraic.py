@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from paracomp.models.base import Composer, SegmentBatch
+from paracomp.models.base import Composer, SegmentBatch, reduce_before_pads
 
 
 class _Bag(torch.autograd.Function):
@@ -29,11 +29,8 @@ class _Bag(torch.autograd.Function):
             return F.embedding_bag(ids, rows, offsets, mode=mode)
         # not ``embedding_bag(include_last_offset=True)``: its float64 CPU kernel reads on
         # to the end (torch 2.13)
-        tokens = rows.index_select(0, ids)
-        real = torch.segment_reduce(tokens, "sum", offsets=offsets, unsafe=True)
-        if ctx.mean:
-            real = real / lengths[:-1].clamp_min(1).unsqueeze(1).to(real.dtype)
-        return F.pad(real, (0, 0, 0, 1))
+        total = reduce_before_pads(rows.index_select(0, ids), "sum", offsets)
+        return total / lengths.clamp_min(1).unsqueeze(1).to(total.dtype) if ctx.mean else total
 
     @staticmethod
     def backward(ctx, grad: torch.Tensor) -> tuple[torch.Tensor, None, None, None, None]:

@@ -14,6 +14,13 @@ import torch.nn.functional as F
 from torch import nn
 
 
+def reduce_before_pads(rows: torch.Tensor, how: str, starts: torch.Tensor) -> torch.Tensor:
+    """``torch.segment_reduce`` (``how``) of the segments of ``rows`` that start at ``starts``,
+    the last start being where a :class:`StaticLayout`'s pads begin: the pads are not walked
+    and their row is zero."""
+    return F.pad(torch.segment_reduce(rows, how, offsets=starts, unsafe=True), (0, 0, 0, 1))
+
+
 @dataclass(frozen=True)
 class SegmentBatch:
     """``n`` segments: ``rows`` are the word rows they use, ``ids`` index ``rows`` (segments
@@ -49,9 +56,7 @@ class SegmentBatch:
         lengths = self.lengths() if lengths is None else lengths
         if not self.pads:
             return torch.segment_reduce(rows, how, lengths=lengths, unsafe=True)
-        starts = torch.cumsum(lengths, 0) - lengths  # the last: where the pads start
-        real = torch.segment_reduce(rows, how, offsets=starts, unsafe=True)
-        return F.pad(real, (0, 0, 0, 1))
+        return reduce_before_pads(rows, how, torch.cumsum(lengths, 0) - lengths)
 
     def mean(self, rows: torch.Tensor) -> torch.Tensor:
         """The mean of each segment's rows (``rows``: one per token, segments concatenated),

@@ -32,7 +32,6 @@ class _Groups:
     ``torch._dynamo`` (1–2 s, a third of a short tuning job)."""
 
     def __init__(self, params: Iterable[nn.Parameter], defaults: dict[str, Any]):
-        self.defaults = defaults
         self.param_groups: list[dict[str, Any]] = [{**defaults, "params": list(params)}]
         self.state: defaultdict[torch.Tensor, dict[str, Any]] = defaultdict(dict)
 
