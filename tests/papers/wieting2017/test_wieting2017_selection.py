@@ -11,12 +11,13 @@ import pytest
 
 from paracomp.errors import DataError
 from paracomp.papers.wieting2017.data import sentence_pairs, token_matched, tokens
-from paracomp.papers.wieting2017.tables import error_examples, scale
+from paracomp.papers.wieting2017.tables import error_examples, scale, selected_cell
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
     STS_SUBSETS,
     TRANSFER_SUBSETS,
     PointScores,
+    collapsed_loss,
     copy_selected,
     select,
 )
@@ -119,3 +120,38 @@ def test_copy_selected_makes_the_sts2016_point_a_run_folder(tmp_path):
     unscored = PointScores("run", 0, {}, folder=tmp_path / "0")
     with pytest.raises(DataError, match="run run: no point has a sts2016 score"):
         copy_selected([unscored], "sts2016", tmp_path / "none")
+
+
+def _train(loss: float, margin: float = 0.4, objective: str = "paraphrase") -> dict:
+    return {"final_loss": loss, "params": {"margin": margin, "objective": objective}}
+
+
+def test_a_loss_at_two_margins_is_a_collapse():
+    """Eq. 2 with every sentence vector alike: both hinges at δ, loss 2δ."""
+    assert collapsed_loss(_train(0.8002)) == pytest.approx(0.8002)
+    assert collapsed_loss(_train(1.2, margin=0.6)) == pytest.approx(1.2)
+    assert collapsed_loss(_train(0.79)) is None  # 1.25% below 2δ: learning
+    assert collapsed_loss(_train(0.8, objective="transfer")) is None
+    assert collapsed_loss({"params": {"margin": 0.4}}) is None
+
+
+def test_a_collapsed_pick_says_so_in_its_cell(tmp_path):
+    scores = pd.DataFrame(
+        [{"dataset": d, "subset": s, "n": 10, "pearson": 0.03, "note": ""}
+         for d, s in TRANSFER_SUBSETS + SELECTION_SUBSETS]
+    )  # fmt: skip
+    runs = {}
+    for index, loss in enumerate((0.8, 0.3)):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        scores.assign(pearson=0.03 + index / 2).to_csv(folder / "scores.csv", index=False)
+        record = {"index": index, "point": {"scramble": 0.5}, "train": _train(loss)}
+        (folder / "record.json").write_text(json.dumps(record))
+        runs.setdefault("gran5", []).append(PointScores.load("gran5", folder))
+    assert runs["gran5"][0].collapse == pytest.approx(0.8) and runs["gran5"][1].collapse is None
+    runs["gran5"][1].pearson = dict.fromkeys(runs["gran5"][1].pearson, 0.01)
+    cell = selected_cell(runs, "gran5", "oracle")
+    assert cell.value == pytest.approx(3.0)
+    assert cell.reason.startswith("collapsed: the picked point's training loss ended at 0.800")
+    runs["gran5"][0].pearson = dict.fromkeys(runs["gran5"][0].pearson, 0.0)
+    assert "collapsed" not in selected_cell(runs, "gran5", "oracle").reason

@@ -64,6 +64,13 @@ def load_points(points: Sequence[str]) -> dict[str, list[PointScores]]:
     return runs
 
 
+COLLAPSED = (
+    "collapsed: the picked point's training loss ended at {loss:.3f}, Eq. 2's 2δ when every "
+    "sentence has the same vector; the authors' code (jwieting/acl2017) collapses the same way "
+    "on these pairs (src/paracomp/papers/wieting2017/README.md, the collapsed runs)"
+)
+
+
 def _not_configured(run: str) -> str:
     return f"run {run} is not configured (papers.wieting2017.transfer)"
 
@@ -89,9 +96,11 @@ def selected_cell(runs: Mapping[str, list[PointScores]], run: str, criterion: st
         subsets = TRANSFER_SUBSETS if criterion == "oracle" else SELECTION_SUBSETS
         reasons = sorted({runs[run][0].reason(k) for k in subsets})
         return Cell(None, "", f"no subset of the {criterion} selection was scored: {reasons}")
-    missing = point.missing(TRANSFER_SUBSETS)
+    notes = point.missing(TRANSFER_SUBSETS)
+    if point.collapse is not None:
+        notes.insert(0, COLLAPSED.format(loss=point.collapse))
     return Cell(point.mean(TRANSFER_SUBSETS), describe_point(point, criterion, len(runs[run])),
-                "; ".join(missing))  # fmt: skip
+                "; ".join(notes))  # fmt: skip
 
 
 def table1(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:

@@ -60,10 +60,21 @@ def score_point(
                       "skip")  # fmt: skip
 
 
+def collapsed_loss(train: Mapping) -> float | None:
+    """The final training loss of a run that ended collapsed, else None. Collapsed: within
+    0.5% of 2δ (δ the margin), the loss of Eq. 2 when every sentence has the same vector
+    (both hinge terms at δ)."""
+    loss, margin = train.get("final_loss"), train.get("params", {}).get("margin")
+    if loss is None or not margin or train.get("params", {}).get("objective") != "paraphrase":
+        return None
+    return float(loss) if abs(float(loss) - 2 * margin) <= 0.01 * margin else None
+
+
 @dataclass
 class PointScores:
     """One grid point: its run, index, settings (the point) and Pearson r per (set,
-    subset); ``reasons``: why a subset has no r."""
+    subset); ``reasons``: why a subset has no r; ``collapse``: the training loss it ended
+    at when that is the collapsed run's 2δ (else None)."""
 
     run: str
     point: int
@@ -71,6 +82,7 @@ class PointScores:
     pearson: dict[tuple[str, str], float] = field(default_factory=dict)
     reasons: dict[tuple[str, str], str] = field(default_factory=dict)
     folder: Path | None = None
+    collapse: float | None = None
 
     @classmethod
     def from_frame(
@@ -92,7 +104,9 @@ class PointScores:
     def load(cls, run: str, folder: Path) -> PointScores:
         record = json.loads((folder / "record.json").read_text())
         frame = pd.read_csv(folder / "scores.csv")
-        return cls.from_frame(run, int(record["index"]), record["point"], frame, folder)
+        point = cls.from_frame(run, int(record["index"]), record["point"], frame, folder)
+        point.collapse = collapsed_loss(record.get("train", {}))
+        return point
 
     def reason(self, key: tuple[str, str]) -> str:
         dataset, subset = key
