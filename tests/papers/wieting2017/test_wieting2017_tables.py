@@ -89,3 +89,16 @@ def test_table4_has_no_paper_column(tmp_path, points):
     assert "LDC" in compare.loc[("sts2013/SMT", "avg"), "note"]
     assert "missing" in compare.loc[("sts2012/MSRpar", "avg"), "note"]
     assert "not configured" in compare.loc[("mean", "gran"), "note"]
+
+
+@pytest.mark.parametrize("composer", ["gran5", "gran5_mean"])
+def test_table3_says_which_gran5_readout_it_ran(tmp_path, points, composer):
+    """The code's last-state GRAN-5 by default, the paper's averaged reading as an option."""
+    setting = {**SETTING, "composers": {"avg": "mean", "gran5": composer}}
+    out = tmp_path / "table3.csv"
+    write_transfer_table("table3", points, setting, out)
+    markdown = out.with_suffix(".md").read_text()
+    assert "as the authors' code does (SliceLayer(-1), composer gran5)" in markdown
+    assert f"GRAN-5 here: composer {composer}." in markdown
+    write_transfer_table("table2", points, setting, tmp_path / "table2.csv")
+    assert "Readout" not in (tmp_path / "table2.md").read_text()

@@ -71,6 +71,14 @@ COLLAPSED = (
 )
 
 
+GRAN5_READOUT = (
+    "Readout: GRAN-3, -4 and -5 give a_t at the last token, as the authors' code does "
+    "(SliceLayer(-1), composer gran5); the paper ('can be reduced to either word-averaging or "
+    "averaging LSTM states') implies the mean over t for GRAN-5, composer gran5_mean "
+    "(papers.wieting2017.composers: {{gran5: gran5_mean}}). GRAN-5 here: composer {composer}."
+)
+
+
 def _not_configured(run: str) -> str:
     return f"run {run} is not configured (papers.wieting2017.transfer)"
 
@@ -375,6 +383,8 @@ def write_transfer_table(
     else:
         printed = printed_table(PAPER, table)
         cells = selection_table(table)(runs, printed)
+    if table == "table3" and "gran5" in setting.get("composers", {}):
+        extra.append(GRAN5_READOUT.format(composer=setting["composers"]["gran5"]))
     write_outputs(out, *render(printed, cells, setting, extra))
 
 

@@ -474,6 +474,11 @@ class Inputs:
                 "epochs": dict(self.block["epochs"]),
                 "run": dict(self.block["run"]),
                 "runs": {r: dict(s) for r, s in runs.items()},
+                "composers": {
+                    m: c
+                    for m, c in self.block["composers"].items()
+                    if any(s["model"] == m for s in runs.values())
+                },
                 "grids": {g: list(v) for g, v in self.block["grids"].items() if g in grids},
                 "note": self.block.get("note", ""),
             }
