@@ -123,6 +123,28 @@ rule wieting2017_init:
         " --out {output:q} > {log} 2>&1"
 
 
+rule wieting2017_initial:
+    input:
+        embeddings=f"{WIETING2017_R}/init.parquet",
+        sets=WIETING2017_IN.set_files,
+    output:
+        f"{WIETING2017_W}/initial/scores.csv",
+    log:
+        "logs/wieting2017/initial.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2017/initial.tsv"
+    params:
+        scoring=WIETING2017_IN.eval_args,
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2017 initial --embeddings {input.embeddings:q} {params.scoring}"
+        " --out {output:q} > {log} 2>&1"
+
+
 rule wieting2017_selected_point:
     input:
         WIETING2017_IN.selected_inputs,
@@ -174,6 +196,7 @@ rule wieting2017_transfer_table:
     params:
         points=WIETING2017_IN.table_args,
         sets=WIETING2017_IN.table_set_args,
+        initial=WIETING2017_IN.table_initial_args,
         setting=WIETING2017_IN.setting,
     localrule: True
     resources:
@@ -183,7 +206,7 @@ rule wieting2017_transfer_table:
         "../../envs/paracomp.yaml"
     shell:
         "paracomp wieting2017 table {wildcards.w17table} {params.points} {params.sets}"
-        " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
+        " {params.initial} --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
 
 
 rule wieting2017_supervised:

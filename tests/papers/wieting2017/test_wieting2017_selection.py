@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pytest
@@ -155,3 +156,48 @@ def test_a_collapsed_pick_says_so_in_its_cell(tmp_path):
     assert cell.reason.startswith("collapsed: the picked point's training loss ended at 0.800")
     runs["gran5"][0].pearson = dict.fromkeys(runs["gran5"][0].pearson, 0.0)
     assert "collapsed" not in selected_cell(runs, "gran5", "oracle").reason
+
+
+def test_the_untrained_baseline_is_the_initial_vectors_averaged(tmp_path):
+    """Two subsets of three pairs, 2-d vectors: cosines by hand, then Pearson's r."""
+    from paracomp import artefacts
+    from paracomp.papers.wieting2017.transfer import score_initial
+
+    artefacts.write_embeddings(
+        ["a", "b", "c"], np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), tmp_path / "init.parquet",
+        artefacts.Provenance("init", "hand", {}, {}),
+    )  # fmt: skip
+    rows = [  # "a" vs "b": cos 0; "a" vs "a c": mean (1, .5), cos .894; "a" vs "a": 1
+        ("toy", "one", "test", "1", "a", "b", 0.0, None),
+        ("toy", "one", "test", "2", "a", "a c", 4.0, None),
+        ("toy", "one", "test", "3", "a zzz", "a", 5.0, None),  # zzz has no vector: skipped
+        ("toy", "two", "test", "4", "a", "b", 5.0, None),
+        ("toy", "two", "test", "5", "a", "a c", 0.0, None),
+        ("toy", "two", "test", "6", "b", "c", 1.0, None),  # cos .707
+    ]
+    table = pa.table(dict(zip(artefacts.SENTENCE_PAIRS.names, zip(*rows), strict=True)))
+    artefacts.write(table, tmp_path / "toy.parquet", artefacts.SENTENCE_PAIRS,
+                    artefacts.Provenance("toy", "mirror", {}, {}))  # fmt: skip
+    scores = score_initial(tmp_path / "init.parquet", {"toy": tmp_path / "toy.parquet"}, {}, {},
+                           "whitespace", True).set_index("subset")  # fmt: skip
+    cos = np.array([0.0, 2 / np.sqrt(5), 1.0])
+    assert scores.loc["one", "pearson"] == pytest.approx(np.corrcoef(cos, [0, 4, 5])[0, 1])
+    cos = np.array([0.0, 2 / np.sqrt(5), np.sqrt(0.5)])
+    assert scores.loc["two", "pearson"] == pytest.approx(np.corrcoef(cos, [5, 0, 1])[0, 1])
+
+
+def test_cells_below_the_untrained_baseline_are_noted():
+    from paracomp.papers.wieting2017.tables import Cell, below_initial
+
+    scores = pd.DataFrame(
+        [{"dataset": d, "subset": s, "n": 10, "pearson": 0.5, "note": ""}
+         for d, s in TRANSFER_SUBSETS if s != "SMT"]
+        + [{"dataset": "sts2013", "subset": "SMT", "n": 0, "note": "LDC-licensed"}]
+    )  # fmt: skip
+    cells = {("a", "x"): Cell(49.9, "d", "sts2013/SMT: LDC"), ("b", "x"): Cell(50.0, "d"),
+             ("c", "x"): Cell(None, "", "not configured")}  # fmt: skip
+    out, line = below_initial(cells, scores, "glove")
+    assert out[("a", "x")].reason.startswith("below the initial vectors averaged (50.0; why:")
+    assert out[("a", "x")].reason.endswith("; sts2013/SMT: LDC")
+    assert out[("b", "x")] == cells[("b", "x")] and out[("c", "x")] == cells[("c", "x")]
+    assert "(glove) averaged score 50.0" in line and "1 of the computed cells" in line

@@ -108,6 +108,18 @@ def _transfer(args: argparse.Namespace) -> None:
     write_json(out / "record.json", record)
 
 
+def _initial(args: argparse.Namespace) -> None:
+    from paracomp.atomic import atomic_path
+    from paracomp.papers.wieting2017.transfer import score_initial
+
+    scores = score_initial(
+        Path(args.embeddings), {k: Path(v) for k, v in key_values(args.set).items()},
+        key_values(args.split), key_values(args.unavailable), args.tokenizer, args.lowercase,
+    )  # fmt: skip
+    with atomic_path(Path(args.out)) as tmp:
+        scores.to_csv(tmp, index=False, float_format="%.6f")
+
+
 def _supervised(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
     from paracomp.papers.wieting2017.supervised import run_supervised
@@ -136,8 +148,9 @@ def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.tables import write_transfer_table
 
     sets = {k: Path(v) for k, v in key_values(args.set).items()}
+    initial = Path(args.initial) if args.initial else None
     write_transfer_table(
-        args.table, args.points or [], json.loads(args.setting), Path(args.out), sets
+        args.table, args.points or [], json.loads(args.setting), Path(args.out), sets, initial
     )
 
 
@@ -260,6 +273,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="folder of scores.csv, pairs.parquet, record.json")
     p.set_defaults(func=_transfer)
 
+    p = cmds.add_parser("initial", help="score the initial vectors averaged (the baseline)")
+    p.add_argument("--embeddings", required=True, help="the initial vectors")
+    p.add_argument("--set", nargs="*", metavar="NAME=PATH")
+    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT")
+    p.add_argument("--unavailable", nargs="*", metavar="NAME=REASON")
+    _tokenizer_args(p)
+    p.add_argument("--out", required=True, help="scores CSV (one row per subset)")
+    p.set_defaults(func=_initial)
+
     p = cmds.add_parser("supervised", help="one supervised grid point (STS or SICK)")
     p.add_argument("--task", required=True, choices=["sts", "sick"])
     p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="parsed STS / SICK sets")
@@ -338,6 +360,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7"])
     p.add_argument("--points", nargs="*", metavar="RUN=FOLDER")
     p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="sets (Table 7's sentences)")
+    p.add_argument("--initial", help="the initial vectors' scores (wieting2017 initial)")
     p.add_argument("--setting", required=True, help="the training setting (JSON)")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_table)

@@ -64,10 +64,11 @@ def load_points(points: Sequence[str]) -> dict[str, list[PointScores]]:
     return runs
 
 
+COLLAPSE_DOC = "src/paracomp/papers/wieting2017/README.md, the collapsed runs"
 COLLAPSED = (
     "collapsed: the picked point's training loss ended at {loss:.3f}, Eq. 2's 2δ when every "
     "sentence has the same vector; the authors' code (jwieting/acl2017) collapses the same way "
-    "on these pairs (src/paracomp/papers/wieting2017/README.md, the collapsed runs)"
+    f"on these pairs ({COLLAPSE_DOC})"
 )
 
 
@@ -77,6 +78,29 @@ GRAN5_READOUT = (
     "averaging LSTM states') implies the mean over t for GRAN-5, composer gran5_mean "
     "(papers.wieting2017.composers: {{gran5: gran5_mean}}). GRAN-5 here: composer {composer}."
 )
+
+
+def below_initial(
+    cells: dict[tuple[str, str], Cell], scores: pd.DataFrame, name: str
+) -> tuple[dict[tuple[str, str], Cell], str]:
+    """The cells with a note where they score below the untrained baseline (the initial
+    vectors averaged, per-subset ``scores``), and the markdown line that reports it."""
+    floor = PointScores.from_frame("initial", 0, {}, scores).mean(TRANSFER_SUBSETS)
+    if floor is None:
+        return cells, f"Untrained baseline ({name} averaged): no subset scored."
+    note = f"below the initial vectors averaged ({floor:.1f}; why: {COLLAPSE_DOC})"
+    out, below = {}, 0
+    for key, cell in cells.items():
+        if cell.value is not None and cell.value < floor:
+            below += 1
+            cell = dataclasses.replace(cell, reason="; ".join(filter(None, (note, cell.reason))))
+        out[key] = cell
+    line = (
+        f"Untrained baseline: the initial vectors ({name}) averaged score {floor:.1f} (the "
+        f"22-set mean, words without a vector skipped); {below} of the computed cells are "
+        "below it, each noted."
+    )
+    return out, line
 
 
 def _not_configured(run: str) -> str:
@@ -354,8 +378,10 @@ def write_transfer_table(
     setting: Mapping[str, Any],
     out: Path,
     sets: Mapping[str, Path] | None = None,
+    initial: Path | None = None,
 ) -> None:
-    """Build transfer table ``table`` from the ``run=folder`` points and write its files."""
+    """Build transfer table ``table`` from the ``run=folder`` points and write its files;
+    ``initial``: the initial vectors' scores (:func:`below_initial`, Tables 1-3)."""
     runs = load_points(points)
     TRAINING_DATA.clear()
     ppdb = f"PPDB ({', '.join(setting['ppdb']['datasets'])}) sampled to the sentence pairs' tokens"
@@ -383,6 +409,9 @@ def write_transfer_table(
     else:
         printed = printed_table(PAPER, table)
         cells = selection_table(table)(runs, printed)
+    if initial is not None and table in ("table1", "table2", "table3"):
+        cells, line = below_initial(cells, pd.read_csv(initial), setting["init"]["embeddings"])
+        extra.append(line)
     if table == "table3" and "gran5" in setting.get("composers", {}):
         extra.append(GRAN5_READOUT.format(composer=setting["composers"]["gran5"]))
     write_outputs(out, *render(printed, cells, setting, extra))

@@ -70,6 +70,27 @@ def collapsed_loss(train: Mapping) -> float | None:
     return float(loss) if abs(float(loss) - 2 * margin) <= 0.01 * margin else None
 
 
+def score_initial(
+    embeddings: Path,
+    sets: Mapping[str, Path],
+    splits: Mapping[str, str],
+    unavailable: Mapping[str, str],
+    tokenizer: str,
+    lowercase: bool,
+) -> pd.DataFrame:
+    """Per-subset metrics of the untrained baseline: the initial vectors averaged (words
+    without a vector skipped), the floor a trained run should clear."""
+    from paracomp import artefacts
+    from paracomp.eval.encode import AveragedEmbeddings
+    from paracomp.eval.run import score_sets
+
+    words, matrix = artefacts.read_embeddings(embeddings)
+    encoder = AveragedEmbeddings(words, matrix, "skip")
+    scores, _ = score_sets(list(sets.values()), encoder, splits, unavailable, tokenizer,
+                           lowercase, "skip")  # fmt: skip
+    return scores
+
+
 @dataclass
 class PointScores:
     """One grid point: its run, index, settings (the point) and Pearson r per (set,

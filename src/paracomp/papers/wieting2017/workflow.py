@@ -35,6 +35,9 @@ from paracomp.train.grid import grid_points, point_folder
 
 R = "resources/wieting2017"
 W = "results/wieting2017"
+INITIAL_SCORES = f"{W}/initial/scores.csv"
+"""The initial vectors averaged on the transfer sets (rule ``wieting2017_initial``)."""
+INITIAL_TABLES = ("table1", "table2", "table3")
 DATA = ("sentences", "ppdb")
 TRANSFER_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014", "twitter-pit2015")
 """The 22 transfer evaluation sets: 20 STS 2012-2015 subsets, SICK test, Twitter PIT test."""
@@ -437,8 +440,13 @@ class Inputs:
 
     # -- tables ---------------------------------------------------------------------------
 
+    def set_files(self, wildcards=None) -> list[str]:
+        return list(self.sets.values())
+
     def table_inputs(self, wildcards) -> list[str]:
         files = list(self.sets.values()) if wildcards.w17table == "table7" else []
+        if wildcards.w17table in INITIAL_TABLES and self.runs():
+            files.append(INITIAL_SCORES)
         for run in table_runs(wildcards.w17table):
             if run in self.runs():
                 files += self.point_records(run)
@@ -451,6 +459,12 @@ class Inputs:
             if run in self.runs():
                 args += [f"{run}={d}" for d in self.point_folders(run)]
         return "--points " + " ".join(args) if args else ""
+
+    def table_initial_args(self, wildcards) -> str:
+        """Tables 1-3 note the cells below the initial vectors averaged."""
+        if wildcards.w17table in INITIAL_TABLES and self.runs():
+            return f"--initial {INITIAL_SCORES}"
+        return ""
 
     def table_set_args(self, wildcards) -> str:
         """Table 7 reads the sentences of the sets."""
