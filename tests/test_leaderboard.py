@@ -141,7 +141,7 @@ def _evaluate_run(tmp_path, run, *extra):
 
 
 def test_pair_run_scores_as_its_papers_transfer_scoring(tmp_path):
-    from paracomp.papers.wieting2017.transfer import score_point
+    from paracomp.papers.wieting2017.transfer import ScoringSets, score_point
     from paracomp.train.config import TrainConfig
     from paracomp.train.tasks import train_pairs
 
@@ -156,7 +156,8 @@ def test_pair_run_scores_as_its_papers_transfer_scoring(tmp_path):
     train_pairs(config, pairs, tmp_path / "run", progress=False)
     sets, out = _evaluate_run(tmp_path, tmp_path / "run")
     ours = pd.read_csv(out / "sts.csv").set_index("subset")
-    paper, _ = score_point(tmp_path / "run", {"toysts": sets}, {}, {}, "whitespace", True)
+    on = ScoringSets({"toysts": sets}, {}, {}, "whitespace", True)
+    paper, _ = score_point(tmp_path / "run", on)
     paper = paper.set_index("subset")
     assert len(ours) == 2 and ours["n"].tolist() == [8, 8] and ours["pearson"].notna().all()
     np.testing.assert_allclose(ours["pearson"], paper["pearson"].astype(float), rtol=1e-5)

@@ -161,7 +161,7 @@ def test_a_collapsed_pick_says_so_in_its_cell(tmp_path):
 def test_the_untrained_baseline_is_the_initial_vectors_averaged(tmp_path):
     """Two subsets of three pairs, 2-d vectors: cosines by hand, then Pearson's r."""
     from paracomp import artefacts
-    from paracomp.papers.wieting2017.transfer import score_initial
+    from paracomp.papers.wieting2017.transfer import ScoringSets, score_initial
 
     artefacts.write_embeddings(
         ["a", "b", "c"], np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]), tmp_path / "init.parquet",
@@ -178,8 +178,8 @@ def test_the_untrained_baseline_is_the_initial_vectors_averaged(tmp_path):
     table = pa.table(dict(zip(artefacts.SENTENCE_PAIRS.names, zip(*rows), strict=True)))
     artefacts.write(table, tmp_path / "toy.parquet", artefacts.SENTENCE_PAIRS,
                     artefacts.Provenance("toy", "mirror", {}, {}))  # fmt: skip
-    scores = score_initial(tmp_path / "init.parquet", {"toy": tmp_path / "toy.parquet"}, {}, {},
-                           "whitespace", True).set_index("subset")  # fmt: skip
+    on = ScoringSets({"toy": tmp_path / "toy.parquet"}, {}, {}, "whitespace", True)
+    scores = score_initial(tmp_path / "init.parquet", on).set_index("subset")
     cos = np.array([0.0, 2 / np.sqrt(5), 1.0])
     assert scores.loc["one", "pearson"] == pytest.approx(np.corrcoef(cos, [0, 4, 5])[0, 1])
     cos = np.array([0.0, 2 / np.sqrt(5), np.sqrt(0.5)])

@@ -88,15 +88,21 @@ def _init(args: argparse.Namespace) -> None:
     artefacts.write_embeddings(kept, rows, Path(args.out), prov)
 
 
+def _scoring(args: argparse.Namespace):
+    """The :class:`~paracomp.papers.wieting2017.transfer.ScoringSets` of
+    :func:`_scoring_args`' options."""
+    from paracomp.papers.wieting2017.transfer import ScoringSets
+
+    sets = {k: Path(v) for k, v in key_values(args.set).items()}
+    return ScoringSets(sets, key_values(args.split), key_values(args.unavailable),
+                       args.tokenizer, args.lowercase)  # fmt: skip
+
+
 def _transfer(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path, write_json
     from paracomp.papers.wieting2017.transfer import score_point
 
-    unavailable = key_values(args.unavailable)
-    scores, pairs = score_point(
-        Path(args.run), {k: Path(v) for k, v in key_values(args.set).items()}, key_values(args.split),
-        unavailable, args.tokenizer, args.lowercase,
-    )  # fmt: skip
+    scores, pairs = score_point(Path(args.run), _scoring(args))
     out = Path(args.out)
     with atomic_path(out / "pairs.parquet") as tmp:
         pairs.to_parquet(tmp, index=False)
@@ -112,10 +118,7 @@ def _initial(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path
     from paracomp.papers.wieting2017.transfer import score_initial
 
-    scores = score_initial(
-        Path(args.embeddings), {k: Path(v) for k, v in key_values(args.set).items()},
-        key_values(args.split), key_values(args.unavailable), args.tokenizer, args.lowercase,
-    )  # fmt: skip
+    scores = score_initial(Path(args.embeddings), _scoring(args))
     with atomic_path(Path(args.out)) as tmp:
         scores.to_csv(tmp, index=False, float_format="%.6f")
 
@@ -236,6 +239,14 @@ def _tokenizer_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
 
 
+def _scoring_args(p: argparse.ArgumentParser) -> None:
+    """The sets a model is scored on (:func:`_scoring`)."""
+    p.add_argument("--set", nargs="*", metavar="NAME=PATH")
+    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT")
+    p.add_argument("--unavailable", nargs="*", metavar="NAME=REASON")
+    _tokenizer_args(p)
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("wieting2017", help="Wieting & Gimpel 2017: data, scores, tables")
     cmds = parser.add_subparsers(dest="wieting2017_command", required=True)
@@ -266,19 +277,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run-name", required=True)
     p.add_argument("--index", type=int, required=True, help="the grid point's index")
     p.add_argument("--train-record", required=True, help="the training record JSON")
-    p.add_argument("--set", nargs="*", metavar="NAME=PATH")
-    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT")
-    p.add_argument("--unavailable", nargs="*", metavar="NAME=REASON")
-    _tokenizer_args(p)
+    _scoring_args(p)
     p.add_argument("--out", required=True, help="folder of scores.csv, pairs.parquet, record.json")
     p.set_defaults(func=_transfer)
 
     p = cmds.add_parser("initial", help="score the initial vectors averaged (the baseline)")
     p.add_argument("--embeddings", required=True, help="the initial vectors")
-    p.add_argument("--set", nargs="*", metavar="NAME=PATH")
-    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT")
-    p.add_argument("--unavailable", nargs="*", metavar="NAME=REASON")
-    _tokenizer_args(p)
+    _scoring_args(p)
     p.add_argument("--out", required=True, help="scores CSV (one row per subset)")
     p.set_defaults(func=_initial)
 

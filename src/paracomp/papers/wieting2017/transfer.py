@@ -1,7 +1,8 @@
 """Transfer evaluation of one grid point and the two model selections of Tables 1-4.
 
-:func:`score_point` scores a trained run on every transfer and selection set: the cosine of
-the two sentences' encodings against the gold score, Pearson's r per subset
+:func:`score_point` scores a trained run, :func:`score_initial` the initial vectors averaged
+(the untrained baseline), on every transfer and selection set (:class:`ScoringSets`): the
+cosine of the two sentences' encodings against the gold score, Pearson's r per subset
 (:mod:`paracomp.eval.sts`, the generic evaluation's code), with the reason of each absent
 subset (STS 2013 SMT: LDC-licensed). :class:`PointScores` holds one point's r per subset;
 :func:`select` picks a run's point by "oracle" (the mean r over the 22 transfer subsets) or
@@ -41,54 +42,52 @@ STS_SUBSETS = TRANSFER_SUBSETS[:20]
 """The 20 STS 2012-2015 subsets (Table 7's pairs)."""
 
 
-def score_point(
-    run_dir: Path,
-    sets: Mapping[str, Path],
-    splits: Mapping[str, str],
-    unavailable: Mapping[str, str],
-    tokenizer: str,
-    lowercase: bool,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Per-subset metrics (``STS_COLUMNS``) and per-pair predictions of the run in
-    ``run_dir`` on ``sets`` (name -> parsed set artefact); ``unavailable`` sets get a row
-    with their reason."""
-    from paracomp.eval.run import score_sets
+@dataclass(frozen=True)
+class ScoringSets:
+    """What a model is scored on: the parsed sets (name -> artefact), the split scored of
+    each set that has several, the reason of each set not available, the tokenisation."""
+
+    sets: Mapping[str, Path]
+    splits: Mapping[str, str]
+    unavailable: Mapping[str, str]
+    tokenizer: str
+    lowercase: bool
+
+    def score(self, encoder) -> tuple[pd.DataFrame, pd.DataFrame]:
+        """Per-subset metrics (``STS_COLUMNS``) and per-pair predictions of ``encoder``; an
+        unavailable set gets a row with its reason."""
+        from paracomp.eval.run import score_sets
+
+        return score_sets(list(self.sets.values()), encoder, self.splits, self.unavailable,
+                          self.tokenizer, self.lowercase, "skip")  # fmt: skip
+
+
+def score_point(run_dir: Path, on: ScoringSets) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """:meth:`ScoringSets.score` of the run trained in ``run_dir``."""
     from paracomp.eval.trained import load_run
 
-    _, encoder = load_run(run_dir)
-    return score_sets(list(sets.values()), encoder, splits, unavailable, tokenizer, lowercase,
-                      "skip")  # fmt: skip
+    return on.score(load_run(run_dir)[1])
 
 
 def collapsed_loss(train: Mapping) -> float | None:
     """The final training loss of a run that ended collapsed, else None. Collapsed: within
     0.5% of 2δ (δ the margin), the loss of Eq. 2 when every sentence has the same vector
     (both hinge terms at δ)."""
-    loss, margin = train.get("final_loss"), train.get("params", {}).get("margin")
-    if loss is None or not margin or train.get("params", {}).get("objective") != "paraphrase":
+    params = train.get("params", {})
+    loss, margin = train.get("final_loss"), params.get("margin")
+    if loss is None or not margin or params.get("objective") != "paraphrase":
         return None
     return float(loss) if abs(float(loss) - 2 * margin) <= 0.01 * margin else None
 
 
-def score_initial(
-    embeddings: Path,
-    sets: Mapping[str, Path],
-    splits: Mapping[str, str],
-    unavailable: Mapping[str, str],
-    tokenizer: str,
-    lowercase: bool,
-) -> pd.DataFrame:
+def score_initial(embeddings: Path, on: ScoringSets) -> pd.DataFrame:
     """Per-subset metrics of the untrained baseline: the initial vectors averaged (words
     without a vector skipped), the floor a trained run should clear."""
     from paracomp import artefacts
     from paracomp.eval.encode import AveragedEmbeddings
-    from paracomp.eval.run import score_sets
 
     words, matrix = artefacts.read_embeddings(embeddings)
-    encoder = AveragedEmbeddings(words, matrix, "skip")
-    scores, _ = score_sets(list(sets.values()), encoder, splits, unavailable, tokenizer,
-                           lowercase, "skip")  # fmt: skip
-    return scores
+    return on.score(AveragedEmbeddings(words, matrix, "skip"))[0]
 
 
 @dataclass

@@ -443,9 +443,13 @@ class Inputs:
     def set_files(self, wildcards=None) -> list[str]:
         return list(self.sets.values())
 
+    def _reads_initial(self, wildcards) -> bool:
+        """Tables 1-3 note the cells below the initial vectors averaged."""
+        return wildcards.w17table in INITIAL_TABLES and bool(self.runs())
+
     def table_inputs(self, wildcards) -> list[str]:
         files = list(self.sets.values()) if wildcards.w17table == "table7" else []
-        if wildcards.w17table in INITIAL_TABLES and self.runs():
+        if self._reads_initial(wildcards):
             files.append(INITIAL_SCORES)
         for run in table_runs(wildcards.w17table):
             if run in self.runs():
@@ -461,10 +465,7 @@ class Inputs:
         return "--points " + " ".join(args) if args else ""
 
     def table_initial_args(self, wildcards) -> str:
-        """Tables 1-3 note the cells below the initial vectors averaged."""
-        if wildcards.w17table in INITIAL_TABLES and self.runs():
-            return f"--initial {INITIAL_SCORES}"
-        return ""
+        return f"--initial {INITIAL_SCORES}" if self._reads_initial(wildcards) else ""
 
     def table_set_args(self, wildcards) -> str:
         """Table 7 reads the sentences of the sets."""
