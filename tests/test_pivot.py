@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pyarrow as pa
 import pytest
 
 from paracomp.artefacts import PHRASE_TABLE
-from paracomp.paraphrase.pivot import pivot, read_freedict, uniform_table
+from paracomp.paraphrase.pivot import (
+    best_pairs,
+    pivot,
+    read_freedict,
+    scored_pairs,
+    uniform_table,
+)
 from paracomp.paraphrase.ppdb import SCORED_PAIRS
 
 
@@ -121,3 +128,13 @@ def test_freedict(freedict_pairs: list[tuple[str, str]]) -> None:
     assert ("classified directory", "trade directory") in paraphrases
     from_classified = [p for (e1, _), p in paraphrases.items() if e1 == "classified directory"]
     assert sum(from_classified) <= 1.0 + 1e-9
+
+
+def test_equal_sums_added_in_another_order_rank_alike() -> None:
+    # 0.1 + 0.2 and 0.3 are one probability summed in two orders: 0.30000000000000004 and 0.3
+    for p_b, p_a in [(0.1 + 0.2, 0.3), (0.3, 0.1 + 0.2)]:
+        probs = pd.DataFrame({"e1": ["x", "x", "y"], "e2": ["b", "a", "z"], "p": [p_b, p_a, 0.5]})
+        best = best_pairs(probs, min_prob=0.1 + 0.2, top_k=1, max_pairs=None)
+        assert list(zip(best["e1"], best["e2"], strict=True)) == [("y", "z"), ("x", "a")]
+        both = best_pairs(probs, min_prob=0.3, top_k=None, max_pairs=None)
+        assert scored_pairs(both)["s2"].to_pylist() == ["a", "b", "z"]

@@ -21,6 +21,10 @@ from paracomp.artefacts import PHRASE_TABLE
 from paracomp.errors import DataError
 from paracomp.paraphrase.ppdb import pairs_table
 
+RANK_DECIMALS = 12
+"""Pairs are cut at ``min_prob`` and ranked on p rounded to this many decimals, so that sums
+added in another order (a pivot split into partitions) keep and order equal scores alike."""
+
 _B64 = {
     c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
 }
@@ -94,19 +98,23 @@ def best_pairs(
     probs: pd.DataFrame, *, min_prob: float, top_k: int | None, max_pairs: int | None
 ) -> pd.DataFrame:
     """The pairs of ``probs`` with p ≥ ``min_prob``, at most ``top_k`` per e1 and ``max_pairs``
-    in all, most probable first (ties by e1, e2), ranked so."""
-    probs = probs[probs["p"] >= min_prob]
-    ranked = probs.sort_values(["p", "e1", "e2"], ascending=[False, True, True], kind="stable")
+    in all, most probable first (ties by e1, e2; p compared at :data:`RANK_DECIMALS`)."""
+    probs = probs.assign(rank=probs["p"].round(RANK_DECIMALS))
+    probs = probs[probs["rank"] >= round(min_prob, RANK_DECIMALS)]
+    ranked = probs.sort_values(["rank", "e1", "e2"], ascending=[False, True, True], kind="stable")
     if top_k is not None:
         ranked = ranked[ranked.groupby("e1", sort=False).cumcount() < top_k]
     if max_pairs is not None:
         ranked = ranked.head(max_pairs)
-    return ranked
+    return ranked.drop(columns="rank")
 
 
 def scored_pairs(ranked: pd.DataFrame) -> pa.Table:
-    """SCORED_PAIRS of pairs ``e1, e2, p``, sorted by e1 then descending p; ids row numbers."""
-    ranked = ranked.sort_values(["e1", "p", "e2"], ascending=[True, False, True], kind="stable")
+    """SCORED_PAIRS of pairs ``e1, e2, p``, sorted by e1 then descending p (at
+    :data:`RANK_DECIMALS`, ties by e2); ids row numbers."""
+    ranked = ranked.assign(rank=ranked["p"].round(RANK_DECIMALS)).sort_values(
+        ["e1", "rank", "e2"], ascending=[True, False, True], kind="stable"
+    )
     ids = [str(i) for i in range(len(ranked))]
     return pairs_table(ids, ranked["e1"].tolist(), ranked["e2"].tolist(), ranked["p"].tolist())
 
