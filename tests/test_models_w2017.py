@@ -22,6 +22,7 @@ from paracomp.models.peephole import (
     PeepholeLSTM,
 )
 from paracomp.models.registry import COMPOSER_SETTINGS, COMPOSERS, make_composer
+from paracomp.train.pairs.perturb import per_token
 
 NAMES = sorted(W2017_COMPOSERS)
 
@@ -305,6 +306,25 @@ def test_equals_the_authors_masked_scan_values_and_gradients(name, settings):
     theirs = torch.autograd.grad((expected * weights).sum(), params)
     for a, b in zip(ours, theirs, strict=True):
         torch.testing.assert_close(a, b, rtol=1e-9, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["lstm", "gran", "gran4", "bigran"])
+def test_projecting_distinct_rows_or_token_rows_agrees(name):
+    # SEGMENTS has 16 tokens over 8 rows (each row projected once, then gathered); per token
+    # every occurrence has its own row (gathered, then projected), as under dropout
+    composer = _composer(name)
+    rows = torch.randn(8, 5, generator=torch.Generator().manual_seed(9), dtype=torch.float64)
+    rows.requires_grad_()
+    distinct = _batch(SEGMENTS, rows)
+    tokens = per_token(distinct)
+    assert tokens.rows.shape[0] == 16
+    out, expected = composer(distinct), composer(tokens)
+    torch.testing.assert_close(out, expected, rtol=1e-12, atol=1e-13)
+    params = [rows, *composer.parameters()]
+    ours = torch.autograd.grad(out.sum(), params)
+    theirs = torch.autograd.grad(expected.sum(), params)
+    for a, b in zip(ours, theirs, strict=True):
+        torch.testing.assert_close(a, b, rtol=1e-10, atol=1e-12)
 
 
 @pytest.mark.parametrize(("name", "settings"), VARIANTS, ids=IDS)

@@ -55,9 +55,10 @@ layout of :meth:`SegmentBatch.packing` (segments sorted by length, the ones stil
 prefix of each step's batch), which gives what the code's masked steps give. An empty
 segment composes to zero.
 
-Speed: the input projections of every gate of every token are one matrix product over the
-word rows gathered in packed order (the LSTM's four blocks and the GRAN gates' ``W_x``
-fused); a step does one ``addmm`` with ``h`` and elementwise work; the GRAN gates' ``W_h h_t``
+Speed: the input projections of every gate of every token are one matrix product (the LSTM's
+four blocks and the GRAN gates' ``W_x`` fused) over the batch's distinct word rows, gathered
+in packed order after it (over the token rows where each token has its own, as under
+dropout); a step does one ``addmm`` with ``h`` and elementwise work; the GRAN gates' ``W_h h_t``
 terms are one product over all tokens after the LSTM has run (GRAN-4 adds one ``a_{t−1}``
 product per step). Autograd differentiates it all (nothing custom). The same code runs on
 CUDA tensors. ``outgate=False`` (the code's undocumented ``-outgate False``) is a keyword of
@@ -202,14 +203,19 @@ class PeepholeLSTM(nn.Module):
         """The hidden states of ``batch`` (packed rows), the packed projections of the rows by
         ``extra`` (a weight and a bias projected in the same product as the LSTM's inputs,
         ``None`` without), the packed word rows and the layout. ``reverse`` reads each
-        segment last to first. The rows are gathered before the product: the gradient of a
-        gather of the (wider) products would be a zero-filled table as wide."""
+        segment last to first. Where the batch has fewer rows than tokens (its distinct words,
+        unperturbed) each row is projected once and the products are gathered; otherwise (a
+        row per token, or a table wider than the batch, whose gathered products' gradient
+        would be a zero-filled table as wide) the rows are gathered, then projected."""
         packing = _packing(batch, reverse)
         x = batch.rows.index_select(0, packing.rows)
         weight, bias = self.weight_ih, self.bias
         if extra is not None:
             weight, bias = torch.cat([weight, extra[0]]), torch.cat([bias, extra[1]])
-        projected = F.linear(x, weight, bias)
+        if batch.rows.shape[0] < packing.rows.numel():
+            projected = F.linear(batch.rows, weight, bias).index_select(0, packing.rows)
+        else:
+            projected = F.linear(x, weight, bias)
         lstm, more = projected, None
         if extra is not None:  # views: a step's addmm reads its rows where they are
             lstm, more = projected.split([4 * self.hidden, extra[0].shape[0]], dim=1)
