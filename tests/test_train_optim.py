@@ -94,6 +94,27 @@ def test_dense_adam_is_lasagnes_adam_on_sparse_rows():
     torch.testing.assert_close(lazy[1].detach(), weight[1].detach())  # the same history
 
 
+def test_dense_adam_kernel_in_float32_is_the_formula():
+    """The CPU kernel on a float32 table (the training dtype): three steps of random row
+    subsets, against the formula in float64."""
+    gen = torch.Generator().manual_seed(3)
+    w0 = torch.randn(50, 4, generator=gen)
+    grads = []
+    for _ in range(3):
+        g = torch.zeros(50, 4)
+        rows = torch.randperm(50, generator=gen)[:7]
+        g[rows] = torch.randn(7, 4, generator=gen)
+        grads.append(g)
+    weight = torch.nn.Parameter(w0.clone())
+    opt = DenseAdam([weight], lr=0.01)
+    for g in grads:
+        weight.grad = g.to_sparse(1)
+        opt.step()
+    expected = _lasagne_adam(w0.double(), [g.double() for g in grads], lr=0.01)
+    assert weight.dtype == torch.float32
+    torch.testing.assert_close(weight.detach().double(), expected, rtol=1e-6, atol=1e-7)
+
+
 def test_dense_adam_on_dense_gradients_is_torch_adam_up_to_eps():
     gen = torch.Generator().manual_seed(0)
     ours = torch.nn.Parameter(torch.randn(6, 3, generator=gen, dtype=torch.float64))

@@ -92,3 +92,36 @@ def adagrad_rows(
         for j in range(g.size):
             acc[j] += g[j] * g[j]
             w[j] -= g[j] / (np.sqrt(acc[j]) + eps) * lr
+
+
+@njit(cache=True, error_model="numpy", parallel=True)
+def adam_all_rows(
+    weight: np.ndarray,
+    exp_avg: np.ndarray,
+    exp_avg_sq: np.ndarray,
+    index: np.ndarray,
+    grad: np.ndarray,
+    betas: np.ndarray,
+    size: float,
+    eps: float,
+) -> None:
+    """Lasagne's Adam on every row of the table, in place: ``m ← β₁m + (1−β₁)g``,
+    ``v ← β₂v + (1−β₂)g²``, ``w ← w − size·m/(√v + ε)``, where ``g`` is ``grad[k]`` for row
+    ``index[k]`` (distinct) and 0 for every other row; ``betas`` holds ``β₁, β₂, 1−β₁, 1−β₂``
+    and, with ``size`` and ``eps``, the rows' dtype. One pass over the table (torch takes
+    seven); rows are split among numba's threads."""
+    slot = np.full(weight.shape[0], -1, dtype=np.int64)
+    for k in range(index.size):
+        slot[index[k]] = k
+    beta1, beta2, rest1, rest2 = betas[0], betas[1], betas[2], betas[3]
+    for r in prange(weight.shape[0]):
+        k = slot[r]
+        w, m, v = weight[r], exp_avg[r], exp_avg_sq[r]
+        for j in range(w.size):
+            mj, vj = m[j] * beta1, v[j] * beta2
+            if k >= 0:
+                g = grad[k, j]
+                mj += rest1 * g
+                vj += rest2 * (g * g)
+            m[j], v[j] = mj, vj
+            w[j] -= size * mj / (np.sqrt(vj) + eps)
