@@ -149,6 +149,11 @@ def available(sets: list[str]) -> list[str]:
     return [s for s in sets if set_source(s) is not None]
 
 
+def lowercase_flag() -> str:
+    """The evaluation's lowercasing as a ``paracomp`` option."""
+    return "--lowercase" if EVAL["lowercase"] else "--no-lowercase"
+
+
 def set_paths(sets: list[str]) -> list[str]:
     """The parsed-set artefacts of the ``sets`` some source provides."""
     return [f"resources/sets/{s}.parquet" for s in available(sets)]
@@ -451,7 +456,7 @@ def tuning_args(wildcards) -> str:
     tuning = tuning_of(wildcards.paper)
     return (
         f"--tune-subset {tuning['subset']} --tune-split {tuning['split']}"
-        f" --tokenizer {EVAL['tokenizer']} --{'' if EVAL['lowercase'] else 'no-'}lowercase"
+        f" --tokenizer {EVAL['tokenizer']} {lowercase_flag()}"
     )
 
 

@@ -22,7 +22,7 @@ rule evaluate:
         splits=eval_splits,
         unavailable=eval_unavailable,
         tokenizer=EVAL["tokenizer"],
-        lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
+        lowercase=lowercase_flag(),
         oov=EVAL["oov"],
     resources:
         mem_mb=4000,

@@ -1,5 +1,6 @@
-# Parsing fetched files into parquet artefacts: evaluation sets, pretrained embeddings, and
-# WordNet 3.0 installed as NLTK data.
+# Parsing fetched files into parquet artefacts: evaluation sets (and their sentences tokenised
+# once, for the scorers that score many models), pretrained embeddings, and WordNet 3.0
+# installed as NLTK data.
 
 
 rule parse_set:
@@ -21,6 +22,28 @@ rule parse_set:
     shell:
         "paracomp parse-set {wildcards.set} --source {params.source}"
         " --manifest {input:q}/MANIFEST.json --out {output:q} > {log} 2>&1"
+
+
+rule tokenise_set:
+    input:
+        "resources/sets/{set}.parquet",
+    output:
+        "resources/sets/tokens/{set}.parquet",
+    log:
+        "logs/tokenise_set/{set}.log",
+    benchmark:
+        "benchmarks/snakemake/tokenise_set/{set}.tsv"
+    params:
+        tokenizer=EVAL["tokenizer"],
+        lowercase=lowercase_flag(),
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    conda:
+        "../envs/paracomp.yaml"
+    shell:
+        "paracomp tokenise-set --input {input:q} --tokenizer {params.tokenizer}"
+        " {params.lowercase} --out {output:q} > {log} 2>&1"
 
 
 rule embeddings:

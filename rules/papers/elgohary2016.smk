@@ -127,7 +127,7 @@ rule elgohary2016_undertrained_stats:
         conditions=ELGOHARY2016_IN.condition_args(),
         sets=set_args(list(ELGOHARY2016_UNDERTRAINED_SETS)),
         tokenizer=EVAL["tokenizer"],
-        lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
+        lowercase=lowercase_flag(),
     resources:
         mem_mb=4000,
         runtime=10,

@@ -29,6 +29,7 @@ WIETING2017_IN = Wieting2017Inputs(
     WIETING2017,
     TRAIN["defaults"],
     {s: f"resources/sets/{s}.parquet" for s in available(_WIETING2017_SETS)},
+    {s: f"resources/sets/tokens/{s}.parquet" for s in available(_WIETING2017_SETS)},
     tuple(unavailable(_WIETING2017_SETS)),
     {
         name: dataset_folder(name)
@@ -111,7 +112,7 @@ rule wieting2017_init:
         "benchmarks/snakemake/wieting2017/init.tsv"
     params:
         tokenizer=EVAL["tokenizer"],
-        lowercase="--lowercase" if EVAL["lowercase"] else "--no-lowercase",
+        lowercase=lowercase_flag(),
     resources:
         mem_mb=8000,
         runtime=20,
@@ -126,7 +127,7 @@ rule wieting2017_init:
 rule wieting2017_initial:
     input:
         embeddings=f"{WIETING2017_R}/init.parquet",
-        sets=WIETING2017_IN.set_files,
+        sets=WIETING2017_IN.scored_files,
     output:
         f"{WIETING2017_W}/initial/scores.csv",
     log:

@@ -1,4 +1,5 @@
-"""``paracomp inspect|catalog|fetch|parse-set|embeddings|wordnet``: data and artefacts."""
+"""``paracomp inspect|catalog|fetch|parse-set|tokenise-set|embeddings|wordnet``: data and
+artefacts."""
 
 from __future__ import annotations
 
@@ -60,6 +61,12 @@ def _parse_set(args: argparse.Namespace) -> None:
     set_artefact(args.name, args.source, Path(args.manifest), Path(args.out))
 
 
+def _tokenise_set(args: argparse.Namespace) -> None:
+    from paracomp.eval.tokens import tokenise_set
+
+    tokenise_set(Path(args.input), Path(args.out), args.tokenizer, args.lowercase)
+
+
 def _embeddings(args: argparse.Namespace) -> None:
     from paracomp.data.convert import embeddings_artefact
 
@@ -107,6 +114,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
     p.add_argument("--out", required=True)
     p.set_defaults(func=_parse_set)
+
+    p = sub.add_parser("tokenise-set", help="tokenise a parsed set once, for every scorer")
+    p.add_argument("--input", required=True, help="parsed set (resources/sets/<set>.parquet)")
+    p.add_argument("--tokenizer", required=True, choices=["moses", "whitespace"])
+    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, required=True)
+    p.add_argument("--out", required=True)
+    p.set_defaults(func=_tokenise_set)
 
     p = sub.add_parser("embeddings", help="convert pretrained vectors into an embeddings parquet")
     p.add_argument("name")

@@ -15,6 +15,7 @@ from paracomp.data.parsers import missing_subsets
 from paracomp.eval.encode import SentenceEncoder
 from paracomp.eval.model_encoder import Encoding
 from paracomp.eval.sts import METRIC_COLUMNS, predict_pairs, subset_metrics
+from paracomp.eval.tokens import tokenisation
 from paracomp.eval.wordsim import WORDSIM_COLUMNS, evaluate_wordsim
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,9 @@ def _sts_rows(path: Path, encoder, splits, tokenizer, lowercase, oov):
     name = str(frame["dataset"].iloc[0]) if len(frame) else path.stem
     if name in splits:
         frame = frame[frame["split"] == splits[name]]
-    source, note = _source(path)
+    prov = artefacts.provenance(path)
+    source, note = prov.get("source", ""), prov.get("notes", "")
+    tokenizer, lowercase = tokenisation(prov, path, tokenizer, lowercase)
     preds = predict_pairs(frame, encoder, tokenizer, lowercase, oov)
     metrics = subset_metrics(preds).assign(source=source, note=note)
     absent = [

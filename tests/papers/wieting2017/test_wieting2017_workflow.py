@@ -23,7 +23,9 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert "resources/embeddings/glove-6b-50d.parquet" in out
     assert '"composer": "lstm"' in out and '"composer": "bilstmavg"' in out
     assert '--point \'{"word_dropout": 0.2, "scramble": 0.5}\'' in out
-    assert "sts2016=resources/sets/sts2016.parquet" in out and "--device cpu" in out
+    # every point is scored on the sets tokenised once (rule tokenise_set)
+    assert "sts2016=resources/sets/tokens/sts2016.parquet" in out and "--device cpu" in out
+    assert jobs["tokenise_set"] == "7"
     out, jobs = dry_run(tmp_path, "results/wieting2017/table1.csv", mirror=mirror)
     assert _points(out) == 12 and jobs["wieting2017_ppdb"] == "1"
     assert "resources/mirror/ppdb-phrase-train-60k" in out

@@ -147,14 +147,17 @@ def table_runs(table: str) -> list[str]:
 @dataclass(frozen=True)
 class Inputs:
     """``block``: the paper's config block; ``defaults``: training.defaults; ``sets``: the
-    parsed-set artefact of each transfer and selection set some source provides;
-    ``unavailable``: ``set=reason`` of the others; ``folders``: the fetched folder of each raw
-    dataset the paper reads (None where no configured source has it); ``splits``: the
-    evaluation's split per set; ``tokenizer``, ``lowercase``: the evaluation's."""
+    parsed-set artefact of each transfer and selection set some source provides; ``scored``:
+    the same sets tokenised (rule ``tokenise_set``), on which every grid point and the
+    untrained baseline are scored; ``unavailable``: ``set=reason`` of the others;
+    ``folders``: the fetched folder of each raw dataset the paper reads (None where no
+    configured source has it); ``splits``: the evaluation's split per set; ``tokenizer``,
+    ``lowercase``: the evaluation's."""
 
     block: Mapping[str, Any]
     defaults: Mapping[str, Any]
     sets: Mapping[str, str]
+    scored: Mapping[str, str]
     unavailable: tuple[str, ...]
     folders: Mapping[str, str | None]
     splits: Mapping[str, str]
@@ -215,7 +218,7 @@ class Inputs:
         return {
             "pairs": f"{R}/pairs/{self.runs()[run]['data']}.parquet",
             "init": f"{R}/init.parquet",
-            "sets": list(self.sets.values()),
+            "sets": list(self.scored.values()),
         }
 
     def point_score(self, run: str, point: int, folder: str) -> str:
@@ -429,7 +432,7 @@ class Inputs:
         return sorted({spec["data"] for spec in self.runs().values()})
 
     def eval_args(self, wildcards=None) -> str:
-        args = ["--set " + " ".join(f"{name}={path}" for name, path in self.sets.items())]
+        args = ["--set " + " ".join(f"{name}={path}" for name, path in self.scored.items())]
         if self.unavailable:
             args.append("--unavailable " + " ".join(json.dumps(u) for u in self.unavailable))
         splits = " ".join(f"{s}={self.splits[s]}" for s in self.sets if s in self.splits)
@@ -440,8 +443,8 @@ class Inputs:
 
     # -- tables ---------------------------------------------------------------------------
 
-    def set_files(self, wildcards=None) -> list[str]:
-        return list(self.sets.values())
+    def scored_files(self, wildcards=None) -> list[str]:
+        return list(self.scored.values())
 
     def _reads_initial(self, wildcards) -> bool:
         """Tables 1-3 note the cells below the initial vectors averaged."""
