@@ -224,3 +224,37 @@ def test_select_supervised_copies_the_point_of_the_best_validation_r(tmp_path):
     assert (out / "embeddings.parquet").read_bytes() == b"embeddings.parquet of point 1"
     selected = json.loads((out / "selected.json").read_text())
     assert (selected["index"], selected["folder"]) == (1, str(tmp_path / "1"))
+
+
+def test_a_point_on_the_tokenised_set_is_the_point_on_the_raw_set(mirror, tmp_path):
+    """150 real SICK pairs, raw (Moses-tokenised and lowercased in the job) and tokenised once
+    by ``tokenise_set``: the same record; a mix of raw and tokenised sets is refused."""
+    from paracomp import artefacts
+    from paracomp.errors import DataError
+    from paracomp.eval.tokens import tokenise_set, tokenize_all
+    from paracomp.papers.wieting2017.supervised import run_supervised
+
+    sick = pd.read_csv(mirror / "sick2014" / "SICK_train.txt", sep="\t").head(150)
+    raw, tokens = tmp_path / "sick.parquet", tmp_path / "tokens.parquet"
+    pd.DataFrame({
+        "dataset": "sick2014", "subset": "sick",
+        "split": np.repeat(["train", "trial", "test"], [100, 25, 25]),
+        "id": sick["pair_ID"].astype(str), "s1": sick["sentence_A"], "s2": sick["sentence_B"],
+        "score": sick["relatedness_score"], "label": sick["entailment_judgment"],
+    }).to_parquet(raw)  # fmt: skip
+    tokenise_set(raw, tokens, "moses", True)
+    sentences = [*sick["sentence_A"], *sick["sentence_B"]]
+    words = sorted({t for s in tokenize_all(sentences, "moses", True) for t in s})
+    matrix = np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32)
+    init = tmp_path / "init.parquet"
+    artefacts.write_embeddings(words, matrix, init, artefacts.Provenance("t", "t", {}, {}))
+    settings = {**SMALL, "dim": 8, "split_seed": 1}
+    records = [
+        run_supervised("sick", {"sick2014": path}, "lstmavg", settings, "moses", True, init)
+        for path in (raw, tokens)
+    ]
+    for key in ("epoch", "dev_pearson", "test_pearson"):
+        assert records[0][key] == records[1][key]
+    with pytest.raises(DataError, match="some raw, some tokenised"):
+        run_supervised("sts", {"sts2012": raw, "sts2013": tokens}, "lstmavg", settings,
+                       "moses", True, init)  # fmt: skip

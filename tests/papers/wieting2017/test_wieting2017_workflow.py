@@ -36,6 +36,7 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert jobs["wieting2017_supervised"] == "32" and jobs["wieting2017_supervised_table"] == "3"
     assert "--universal gran_dropout_scrambling=results/wieting2017/points/" in out
     assert "--task sts --model gran5" in out and "split_seed" in out
+    assert "sick2014=resources/sets/tokens/sick2014.parquet --init" in out
 
 
 @pytest.mark.slow

@@ -31,6 +31,7 @@ import pandas as pd
 import torch
 from torch import nn
 
+from paracomp.errors import DataError
 from paracomp.eval.metrics import pearson
 from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
@@ -270,6 +271,7 @@ def run_supervised(
     from paracomp.models.registry import make_composer
     from paracomp.train import run_folder
 
+    tokenizer, lowercase = _tokenisation(sets, tokenizer, lowercase)
     frame, missing = supervised_frame(task, sets, settings["split_seed"])
     generator = torch.Generator().manual_seed(settings["seed"])
     anchor, source = None, {"init": str(init)}
@@ -356,6 +358,21 @@ def write_encoder(
     )
     rows = [words[i] for i in moved]
     run_folder.write_run(Path(out), config, composer, rows, trained[moved], provenance)
+
+
+def _tokenisation(sets: Mapping[str, Path], tokenizer: str, lowercase: bool) -> tuple[str, bool]:
+    """How to tokenise the sentences of ``sets``: all raw or all tokenised so
+    (:func:`~paracomp.eval.tokens.tokenisation`)."""
+    from paracomp import artefacts
+    from paracomp.eval.tokens import tokenisation
+
+    ways = {
+        tokenisation(artefacts.provenance(path), Path(path), tokenizer, lowercase)
+        for path in sets.values()
+    }
+    if len(ways) > 1:
+        raise DataError(f"sets {sorted(map(str, sets.values()))}: some raw, some tokenised")
+    return ways.pop() if ways else (tokenizer, lowercase)
 
 
 def supervised_frame(

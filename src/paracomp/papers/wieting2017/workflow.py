@@ -148,8 +148,8 @@ def table_runs(table: str) -> list[str]:
 class Inputs:
     """``block``: the paper's config block; ``defaults``: training.defaults; ``sets``: the
     parsed-set artefact of each transfer and selection set some source provides; ``scored``:
-    the same sets tokenised (rule ``tokenise_set``), on which every grid point and the
-    untrained baseline are scored; ``unavailable``: ``set=reason`` of the others;
+    the same sets tokenised (rule ``tokenise_set``), on which every grid point, the untrained
+    baseline and the supervised runs are scored; ``unavailable``: ``set=reason`` of the others;
     ``folders``: the fetched folder of each raw dataset the paper reads (None where no
     configured source has it); ``splits``: the evaluation's split per set; ``tokenizer``,
     ``lowercase``: the evaluation's."""
@@ -295,7 +295,7 @@ class Inputs:
         return self.block["composers"][self.supervised_runs()[wildcards.w17srun]["model"]]
 
     def _supervised_sets(self) -> dict[str, str]:
-        return {n: p for n, p in self.sets.items() if n in SUPERVISED_SETS}
+        return {n: p for n, p in self.scored.items() if n in SUPERVISED_SETS}
 
     def supervised_inputs(self, wildcards) -> dict[str, Any]:
         spec = self.supervised_runs()[wildcards.w17srun]
