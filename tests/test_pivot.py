@@ -134,7 +134,10 @@ def test_equal_sums_added_in_another_order_rank_alike() -> None:
     # 0.1 + 0.2 and 0.3 are one probability summed in two orders: 0.30000000000000004 and 0.3
     for p_b, p_a in [(0.1 + 0.2, 0.3), (0.3, 0.1 + 0.2)]:
         probs = pd.DataFrame({"e1": ["x", "x", "y"], "e2": ["b", "a", "z"], "p": [p_b, p_a, 0.5]})
-        best = best_pairs(probs, min_prob=0.1 + 0.2, top_k=1, max_pairs=None)
+        best = best_pairs(probs, min_prob=0.3, top_k=1, max_pairs=None)
         assert list(zip(best["e1"], best["e2"], strict=True)) == [("y", "z"), ("x", "a")]
         both = best_pairs(probs, min_prob=0.3, top_k=None, max_pairs=None)
         assert scored_pairs(both)["s2"].to_pylist() == ["a", "b", "z"]
+        # the min_prob cut compares p itself: 0.3 is below 0.1 + 0.2, and no score below it
+        high = best_pairs(probs, min_prob=0.1 + 0.2, top_k=None, max_pairs=None)
+        assert high["p"].min() >= 0.1 + 0.2 and len(high) == 2

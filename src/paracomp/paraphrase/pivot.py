@@ -22,8 +22,9 @@ from paracomp.errors import DataError
 from paracomp.paraphrase.ppdb import pairs_table
 
 RANK_DECIMALS = 12
-"""Pairs are cut at ``min_prob`` and ranked on p rounded to this many decimals, so that sums
-added in another order (a pivot split into partitions) keep and order equal scores alike."""
+"""Pairs are ranked on p rounded to this many decimals, so that sums added in another order (a
+pivot split into partitions) order equal scores alike and a ``top_k`` cut keeps the same ones.
+The ``min_prob`` cut compares p itself: a written score is never below it."""
 
 _B64 = {
     c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
@@ -98,9 +99,8 @@ def best_pairs(
     probs: pd.DataFrame, *, min_prob: float, top_k: int | None, max_pairs: int | None
 ) -> pd.DataFrame:
     """The pairs of ``probs`` with p ≥ ``min_prob``, at most ``top_k`` per e1 and ``max_pairs``
-    in all, most probable first (ties by e1, e2; p compared at :data:`RANK_DECIMALS`)."""
-    probs = probs.assign(rank=probs["p"].round(RANK_DECIMALS))
-    probs = probs[probs["rank"] >= round(min_prob, RANK_DECIMALS)]
+    in all, most probable first (ranked on p at :data:`RANK_DECIMALS`, ties by e1, e2)."""
+    probs = probs[probs["p"] >= min_prob].assign(rank=lambda f: f["p"].round(RANK_DECIMALS))
     ranked = probs.sort_values(["rank", "e1", "e2"], ascending=[False, True, True], kind="stable")
     if top_k is not None:
         ranked = ranked[ranked.groupby("e1", sort=False).cumcount() < top_k]
