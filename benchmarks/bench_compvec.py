@@ -32,8 +32,8 @@ from paracomp.data.catalog import mirror_dir
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.registry import COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.targets.static import StaticTargetTask
 from paracomp.train.targets.task import TargetTask
 

@@ -60,8 +60,8 @@ import pyarrow as pa
 import torch
 from torch.utils.flop_counter import FlopCounterMode
 
-from paracomp.papers import paper_settings
-from paracomp.train.config import TrainConfig
+from paracomp.registry import paper_settings
+from paracomp.run_config import TrainConfig
 from paracomp.train.tasks import pair_task
 
 REPO = Path(__file__).resolve().parents[1]

@@ -59,8 +59,8 @@ import pyarrow as pa
 import torch
 
 from paracomp.models.gaussian import LSTMAvgComposer
-from paracomp.papers import paper_settings
-from paracomp.train.config import TrainConfig
+from paracomp.registry import paper_settings
+from paracomp.run_config import TrainConfig
 from paracomp.train.optim import make_optimizer
 from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task

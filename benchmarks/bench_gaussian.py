@@ -35,8 +35,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.tasks import pair_task
 
 COMMON = {

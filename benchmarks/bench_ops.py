@@ -31,7 +31,7 @@ import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
 from paracomp.data.catalog import mirror_dir
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pairs.static_learned import StaticLearnedTask
 from paracomp.train.targets.static import StaticTargetTask
 

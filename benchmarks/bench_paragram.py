@@ -38,7 +38,7 @@ import torch
 
 from paracomp.paraphrase.lexical import lexical_pairs, neighbours
 from paracomp.paraphrase.ppdb import read_scored_pairs, read_xl_lexicon
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task
 

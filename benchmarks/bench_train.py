@@ -45,8 +45,8 @@ import torch
 from paracomp import artefacts
 from paracomp.data.catalog import load, mirror_dir
 from paracomp.data.parsers import parse_set
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.pairs.stacked import StackedPairTask
 from paracomp.train.pairs.static import StaticPairTask
 from paracomp.train.pairs.task import PairTask, segment_pairs

@@ -21,8 +21,8 @@ from paracomp.data.catalog import (
     mirror_dir,
 )
 from paracomp.errors import named
-from paracomp.papers import (
-    PAPERS,
+from paracomp.papers import PAPERS
+from paracomp.registry import (
     check_generic_tables,
     check_paper,
     paper_settings,
@@ -30,7 +30,7 @@ from paracomp.papers import (
     schema_path,
 )
 from paracomp.tables.findings import read_claims, tables_of
-from paracomp.train.config import validate as check_run_settings
+from paracomp.run_config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
 from paracomp.train.grid import TRAINER_INPUTS, ScoredGrid, grid_points, point_folder
 
@@ -47,7 +47,7 @@ config["papers"] = {
 for _paper, _block in config["papers"].items():
     validate(_block, schema=schema_path(_paper))
 
-CATALOG = load_catalog()
+CATALOG = load_catalog(PAPERS)
 MIRROR = mirror_dir(config["mirror"])
 EVAL = config["evaluation"]
 TRAIN = config["training"]

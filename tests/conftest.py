@@ -189,7 +189,7 @@ def small_pair_config() -> Callable[..., object]:
     """``small_pair_config(settings, **changes)``: the TrainConfig of ``settings`` over a small
     J_pa run (MAX, cosine, Adam, 2 epochs of batches of 16, dim 8, one vocabulary for both
     sides, as mega-batches need), for tests comparing two steps."""
-    from paracomp.train.config import TrainConfig
+    from paracomp.run_config import TrainConfig
 
     base = {
         "objective": "paraphrase",
@@ -240,7 +240,7 @@ def printed() -> Callable[[str], dict]:
     print)."""
     import yaml
 
-    from paracomp.papers import resource
+    from paracomp.registry import resource
 
     docs: dict[str, dict] = {}
 

@@ -120,19 +120,20 @@ def test_describe_sources_says_where_each_set_comes_from(tmp_path: Path, mirror:
 
 
 def test_a_datasets_papers_are_papers(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each dataset's `papers` names keys of paracomp.papers.PAPERS; a typo is refused."""
+    """Each dataset's `papers` names keys of the papers handed in (the workflow hands in
+    paracomp.papers.PAPERS); a typo is refused."""
     import yaml
 
     from paracomp.data import catalog
     from paracomp.papers import PAPERS
 
-    for dataset in load().datasets.values():
+    for dataset in load(PAPERS).datasets.values():
         assert dataset.papers and set(dataset.papers) <= set(PAPERS), dataset.name
     text = catalog.files("paracomp.data").joinpath("catalog.yaml").read_text()
     raw = yaml.safe_load(text)
     raw["datasets"]["sts2012-test"]["papers"].append("wieting2071")
     with pytest.raises(ConfigError, match=r"datasets\.sts2012-test\.papers: 'wieting2071'"):
-        catalog._parse(raw)
+        catalog._parse(raw, PAPERS)
 
 
 def test_cli_catalog_lists_the_datasets_with_their_papers(

@@ -14,8 +14,8 @@ from paracomp.models.convolutional import filter_counts
 from paracomp.models.pair import PairModel
 from paracomp.models.recurrent import _unrolled
 from paracomp.models.registry import COMPOSERS
+from paracomp.run_config import TrainConfig
 from paracomp.train import seeds
-from paracomp.train.config import TrainConfig
 from paracomp.train.pairs.build import build_model
 
 OTHER_WIDTHS = {"wlo", "lstm_avg", "lstm_gaussian"}  # tests/test_models_gaussian.py

@@ -9,7 +9,8 @@ from snakemake.exceptions import WorkflowError
 from snakemake.utils import validate
 
 from paracomp.errors import ConfigError
-from paracomp.papers import PAPERS, merged, paper_settings, schema_path
+from paracomp.papers import PAPERS
+from paracomp.registry import merged, paper_settings, schema_path
 
 REPO = Path(__file__).resolve().parents[1]
 SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")

@@ -9,7 +9,7 @@ import torch
 
 from paracomp.eval.trained import TrainedEncoder, gaussian_features, load_run
 from paracomp.models.registry import COMPOSERS
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.tasks import train_pairs
 
 

@@ -11,7 +11,8 @@ import pytest
 
 from paracomp.cli import main
 from paracomp.errors import ConfigError
-from paracomp.papers import PAPERS, resource
+from paracomp.papers import PAPERS
+from paracomp.registry import resource
 from paracomp.tables.findings import Claim, read_claims, tables_of, verdict
 
 REPO = Path(__file__).resolve().parents[1]
@@ -96,7 +97,7 @@ def _printed_values(doc: dict) -> dict:
 def test_every_claim_holds_on_the_papers_own_numbers(printed, paper):
     """A claim that fails on the printed numbers is written wrongly; each paper has at least
     three, over tables its settings build."""
-    from paracomp.papers import paper_settings
+    from paracomp.registry import paper_settings
 
     claims = read_claims(Path(resource(paper, "findings.yaml")))
     assert len(claims) >= 3

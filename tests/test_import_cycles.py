@@ -127,4 +127,4 @@ def test_papers_use_the_trainer_s_core_not_the_pair_family() -> None:
             assert not family, f"{name} imports {sorted(family)}"
     supervised = "paracomp.papers.wieting2017.supervised"
     used = _imports(supervised, modules[supervised], modules)
-    assert {"paracomp.train.config", "paracomp.train.cuda_graph"} <= used
+    assert {"paracomp.run_config", "paracomp.train.cuda_graph"} <= used

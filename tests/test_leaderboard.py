@@ -142,7 +142,7 @@ def _evaluate_run(tmp_path, run, *extra):
 
 def test_pair_run_scores_as_its_papers_transfer_scoring(tmp_path):
     from paracomp.papers.wieting2017.transfer import ScoringSets, score_point
-    from paracomp.train.config import TrainConfig
+    from paracomp.run_config import TrainConfig
     from paracomp.train.tasks import train_pairs
 
     pairs = pa.table(
@@ -168,7 +168,7 @@ def test_compvec_run_scores_as_its_papers_evaluation(tmp_path):
     from paracomp.eval.composed import ComposedEncoder
     from paracomp.papers.scheepers2018.evaluate import _sts
     from paracomp.papers.scheepers2018.runs import run_config
-    from paracomp.train.targets.task import load_model
+    from paracomp.run_folder import read_definition_model
     from paracomp.train.tasks import train_targets
 
     vocab = ["PAD", "UNK", *WORDS[:9]]
@@ -191,7 +191,7 @@ def test_compvec_run_scores_as_its_papers_evaluation(tmp_path):
     sets, out = _evaluate_run(tmp_path, tmp_path / "run", "--fallback", str(fallback))
     ours = pd.read_csv(out / "sts.csv").set_index("subset")["pearson"]
     assert len(ours) == 2 and ours.notna().all()
-    model, vocabulary = load_model(tmp_path / "run")
+    model, vocabulary = read_definition_model(tmp_path / "run")
     encoder = ComposedEncoder(
         model.composer, vocabulary, model.weight.detach().numpy(), words,
         rows.astype(np.float32), 32,

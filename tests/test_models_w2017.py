@@ -423,7 +423,7 @@ def test_registry_and_learned_composers():
 
 def test_config_bi_combine_and_composers():
     from paracomp.errors import ConfigError
-    from paracomp.train.config import TrainConfig
+    from paracomp.run_config import TrainConfig
     from paracomp.train.pairs.build import build_model
 
     config = TrainConfig(composer="bigran", bi_combine="tanh_concat", dim=4)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from paracomp.cli import main
-from paracomp.papers import printed_table, row_refs
+from paracomp.registry import printed_table, row_refs
 from paracomp.tables.build import ModelEval, build
 
 SUBSETS = {

@@ -14,7 +14,7 @@ from paracomp.models.pair import PairModel
 from paracomp.models.registry import COMPOSERS
 from paracomp.models.sparse_rows import rows_gradient
 from paracomp.models.vocab import EncodedPairs
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.optim import OPTIMIZERS, make_optimizer
 from paracomp.train.tasks import train_pairs as train
 

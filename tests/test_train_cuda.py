@@ -11,8 +11,8 @@ import pyarrow as pa
 import pytest
 import torch
 
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer
 from paracomp.train.pairs.stacked import StackedPairTask
 from paracomp.train.pairs.static import StaticPairTask

@@ -146,7 +146,7 @@ def test_train_refuses_the_supervised_objective(tmp_path):
     """objective 'supervised' names encoders a paper's own step trains (their run folders are
     read by the evaluator): the trainer says so rather than training something else."""
     from paracomp.errors import ConfigError
-    from paracomp.train.config import TrainConfig
+    from paracomp.run_config import TrainConfig
     from paracomp.train.job import train_job
 
     config = TrainConfig(objective="supervised", composer="mean", dim=4)

@@ -15,7 +15,7 @@ from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import ConfigError, ParacompError
 from paracomp.losses.hinge import PairBatch
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pairs.build import build_model, build_objective, build_sampler
 from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import train_pairs as train

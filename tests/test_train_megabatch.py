@@ -12,7 +12,7 @@ import torch.nn.functional as F
 from paracomp.errors import ConfigError
 from paracomp.losses.gaussian import wlo_prior
 from paracomp.losses.scores import SCORES
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pairs.megabatch import MegaStep, group_bounds
 from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import train_pairs

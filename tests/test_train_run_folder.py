@@ -7,13 +7,12 @@ import numpy as np
 import pytest
 import torch
 
-from paracomp import artefacts
+from paracomp import artefacts, run_folder
 from paracomp.errors import ConfigError
 from paracomp.eval.trained import load_run
 from paracomp.models.base import SegmentBatch
 from paracomp.models.registry import make_composer
-from paracomp.train import run_folder
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 
 
 def _written(folder):

@@ -15,8 +15,8 @@ from paracomp.cli import main
 from paracomp.data.catalog import load
 from paracomp.data.parsers import parse_set
 from paracomp.errors import ConfigError
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.grid import grid_points
 from paracomp.train.pairs.stacked import StackedPairTask
 from paracomp.train.pairs.task import PairTask

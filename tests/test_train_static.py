@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 import torch
 
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.pairs.static import PaddedSegments, StaticPairTask, supports
 from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task

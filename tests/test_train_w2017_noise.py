@@ -23,7 +23,7 @@ from paracomp.losses.negatives import Layout, MaxSampler
 from paracomp.losses.scores import SCORES
 from paracomp.models.base import SegmentBatch
 from paracomp.models.registry import COMPOSERS
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pairs.noisy import noisy_loss
 from paracomp.train.pairs.perturb import InputNoise, word_dropout
 from paracomp.train.pairs.task import PairTask

@@ -13,7 +13,7 @@ from paracomp.errors import ConfigError
 from paracomp.models.tree_rnn import TreeBatch, Trees
 from paracomp.models.trees import from_dependencies, right_branching
 from paracomp.models.vocab import UNK
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pairs.task import PairTask
 
 # The word pairs of tests/test_constrained.py: with these vectors the first step's loss is

@@ -153,7 +153,8 @@ def test_every_paper_is_a_unit():
     the top README), and its tests folder; the generic configs name no paper's settings."""
     import yaml
 
-    from paracomp.papers import PAPERS, paper_settings, printed_tables, resource, schema_path
+    from paracomp.papers import PAPERS
+    from paracomp.registry import paper_settings, printed_tables, resource, schema_path
 
     for paper in PAPERS:
         rules = (REPO / "rules" / "papers" / f"{paper}.smk").read_text()

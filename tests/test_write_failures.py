@@ -15,7 +15,7 @@ import torch
 from paracomp.atomic import atomic_dir, atomic_path
 from paracomp.cli import main
 from paracomp.errors import WriteError
-from paracomp.train.run_folder import save
+from paracomp.run_folder import save
 
 
 def _mount(*args: str) -> None:

@@ -23,7 +23,7 @@ import pytest
 import yaml
 
 from paracomp.data.checksums import OVERRIDE_ENV
-from paracomp.papers import paper_settings
+from paracomp.registry import paper_settings
 
 REPO = Path(__file__).resolve().parents[2]
 PAPERS = ("elgohary2016", "scheepers2018", "wieting2015", "wieting2017", "chen2020")

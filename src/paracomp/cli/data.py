@@ -21,8 +21,9 @@ def _inspect(args: argparse.Namespace) -> None:
 
 def _catalog(args: argparse.Namespace) -> None:
     from paracomp.data.catalog import choose_source, load, mirror_dir
+    from paracomp.papers import PAPERS
 
-    cat = load()
+    cat = load(PAPERS)
     mirror = mirror_dir(args.mirror, origin="--mirror")
     print(f"mirror: {mirror or '(none)'}")
     for name, spec in cat.sets.items():

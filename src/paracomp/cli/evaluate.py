@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def _evaluate(args: argparse.Namespace) -> None:
-    from paracomp.cli.args import key_values
+    from paracomp.arguments import key_values
     from paracomp.errors import ConfigError
     from paracomp.eval.model_encoder import embeddings_encoder, run_encoder
     from paracomp.eval.run import evaluate_model

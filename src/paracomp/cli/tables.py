@@ -11,8 +11,8 @@ from pathlib import Path
 
 
 def _table(args: argparse.Namespace) -> None:
-    from paracomp.cli.args import key_values
-    from paracomp.papers import printed_table, row_refs
+    from paracomp.arguments import key_values
+    from paracomp.registry import printed_table, row_refs
     from paracomp.tables.write import write_table
 
     stats = json.loads(Path(args.stats).read_text()) if args.stats else None
@@ -27,7 +27,7 @@ def _table(args: argparse.Namespace) -> None:
 
 
 def _findings(args: argparse.Namespace) -> None:
-    from paracomp.cli.args import key_values
+    from paracomp.arguments import key_values
     from paracomp.tables.findings import findings, read_claims, write_findings
 
     claims = read_claims(Path(args.claims))
@@ -36,7 +36,7 @@ def _findings(args: argparse.Namespace) -> None:
 
 
 def _overview(args: argparse.Namespace) -> None:
-    from paracomp.cli.args import key_values
+    from paracomp.arguments import key_values
     from paracomp.tables.overview import write_overview
 
     compare = {k: Path(v) for k, v in key_values(args.compare).items()}

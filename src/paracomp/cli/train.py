@@ -79,8 +79,8 @@ def _select(args: argparse.Namespace) -> None:
 
 
 def _tuning_report(args: argparse.Namespace) -> None:
+    from paracomp.arguments import key_values
     from paracomp.atomic import atomic_path
-    from paracomp.cli.args import key_values
     from paracomp.train.tuning import tuning_report
 
     report = tuning_report({k: Path(v) for k, v in key_values(args.selected).items()})

@@ -10,7 +10,7 @@ Three kinds of source exist for each entry, tried in the order of ``sources`` in
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib.resources import files
@@ -101,20 +101,19 @@ class Catalog:
             ) from None
 
 
-def _papers(dataset: str, papers: list[str]) -> tuple[str, ...]:
-    """A dataset's ``papers``: keys of :data:`paracomp.papers.PAPERS`, or a ConfigError."""
-    from paracomp.papers import PAPERS
-
-    unknown = [p for p in papers if p not in PAPERS]
+def _papers(dataset: str, papers: list[str], known: Collection[str] | None) -> tuple[str, ...]:
+    """A dataset's ``papers``: keys of the ``known`` papers (unchecked where none are handed
+    in), or a ConfigError."""
+    unknown = [p for p in papers if known is not None and p not in known]
     if unknown:
         raise ConfigError(
             f"catalog.yaml: datasets.{dataset}.papers: {unknown[0]!r} is not a paper;"
-            f" known: {', '.join(PAPERS)}"
+            f" known: {', '.join(known or ())}"
         )
     return tuple(papers)
 
 
-def _parse(raw: dict[str, Any]) -> Catalog:
+def _parse(raw: dict[str, Any], papers: Collection[str] | None = None) -> Catalog:
     packages = {
         name: Package(name=name, **{**spec, "pip_args": tuple(spec.get("pip_args", ()))})
         for name, spec in raw["packages"].items()
@@ -124,7 +123,7 @@ def _parse(raw: dict[str, Any]) -> Catalog:
             name=name,
             title=spec["title"],
             kind=spec["kind"],
-            papers=_papers(name, spec["papers"]),
+            papers=_papers(name, spec["papers"], papers),
             licence=spec["licence"],
             files={f: MirrorFile(**m) for f, m in spec["mirror"]["files"].items()},
             upstream=spec.get("upstream", {}),
@@ -144,10 +143,11 @@ def _parse(raw: dict[str, Any]) -> Catalog:
 
 
 @cache
-def load() -> Catalog:
-    """The catalogue shipped with the package."""
+def load(papers: Collection[str] | None = None) -> Catalog:
+    """The catalogue shipped with the package; each dataset's ``papers`` checked against the
+    keys of ``papers`` where they are handed in (the catalogue knows no list of papers)."""
     text = files("paracomp.data").joinpath("catalog.yaml").read_text()
-    return _parse(safe_load(text))
+    return _parse(safe_load(text), papers)
 
 
 def mirror_dir(configured: str | None, origin: str = "config key `mirror`") -> Path | None:

@@ -2,7 +2,7 @@
 
 A model is either word vectors (an embeddings artefact: their rows averaged,
 :class:`~paracomp.eval.encode.AveragedEmbeddings`) or a trained run folder
-(:mod:`paracomp.train.run_folder`) evaluated through its own composer: a sentence run
+(:mod:`paracomp.run_folder`) evaluated through its own composer: a sentence run
 (objectives ``bicvm``, ``paraphrase``, ``supervised``) by :func:`paracomp.eval.trained.load_run`, a
 run towards target words (objective ``targets``) by :class:`paracomp.eval.composed.ComposedEncoder`
 over its tuned rows, at most ``max_length`` tokens; for either, words outside the run's rows
@@ -43,10 +43,9 @@ def embeddings_encoder(path: Path, oov: str) -> tuple[Encoding, SentenceEncoder]
 def run_encoder(run_dir: Path, fallback: Path | None = None) -> tuple[Encoding, SentenceEncoder]:
     """A run folder's encoder through its own composer (``fallback``: the vectors of words
     outside its rows, those it started from)."""
+    from paracomp import run_folder
     from paracomp.eval.composed import ComposedEncoder
     from paracomp.eval.trained import load_run
-    from paracomp.train import run_folder
-    from paracomp.train.targets.task import load_model
 
     config, _ = run_folder.read_composer(Path(run_dir))
     words, matrix = artefacts.read_embeddings(fallback) if fallback else ([], None)
@@ -56,7 +55,7 @@ def run_encoder(run_dir: Path, fallback: Path | None = None) -> tuple[Encoding, 
             f"composer {config.composer}", str(run_dir), config.objective, str(fallback or "")
         )
         return encoding, encoder
-    model, vocabulary = load_model(Path(run_dir))
+    model, vocabulary = run_folder.read_definition_model(Path(run_dir))
     encoder = ComposedEncoder(
         model.composer, vocabulary, model.weight.detach().numpy(), words, matrix,
         config.max_length,

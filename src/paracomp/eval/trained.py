@@ -17,14 +17,14 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from paracomp import run_folder
 from paracomp.eval.encode import with_fallback
 from paracomp.models import PROBABILISTIC_COMPOSERS
 from paracomp.models.base import Composer, SegmentBatch
 from paracomp.models.pair import PairModel
 from paracomp.models.registry import make_composer
 from paracomp.models.vocab import UNK
-from paracomp.train import run_folder
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 
 Features = Callable[[np.ndarray], np.ndarray]
 
@@ -106,7 +106,7 @@ def load_run(
     fallback: tuple[Sequence[str], np.ndarray] | None = None,
 ) -> tuple[TrainConfig, TrainedEncoder]:
     """A finished pair run's settings and encoder, from its folder
-    (:mod:`~paracomp.train.run_folder`); ``fallback``: words and rows for the words outside
+    (:mod:`~paracomp.run_folder`); ``fallback``: words and rows for the words outside
     the run's rows (:func:`~paracomp.eval.encode.with_fallback`)."""
     config, state = run_folder.read_composer(Path(run_dir), device)
     composer = make_composer(config.composer, config.dim, settings=config.to_dict()).to(device)

@@ -11,8 +11,8 @@ import pyarrow.parquet as pq
 
 from paracomp import artefacts
 from paracomp.errors import ConfigError
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.tuning import TuningSet
 
 

@@ -11,7 +11,7 @@ goes. :func:`run` drives a task for ``task.total_steps`` steps and owns what eve
   every ``task.checkpoint_every`` steps to ``out_dir/checkpoint.pt``, from which the next call
   with the same ``out_dir`` resumes: on CPU a run killed and rerun ends with the same weights,
   bit for bit, as one never stopped. A checkpoint of other settings (beyond
-  :data:`~paracomp.train.config.RESUMABLE_CHANGES`), other data or another device, or one
+  :data:`~paracomp.run_config.RESUMABLE_CHANGES`), other data or another device, or one
   past the run's end, is moved aside to ``checkpoint.pt.old`` and the run starts over;
 - the export: the task's embeddings artefact and composer (``composer.pt``), the curve as
   ``curve.parquet`` and ``curve.png``.
@@ -35,11 +35,10 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from paracomp import artefacts
+from paracomp import artefacts, run_folder
 from paracomp.errors import ConfigError, ParacompError
 from paracomp.eval.encode import SentenceEncoder
-from paracomp.train import run_folder
-from paracomp.train.config import RESUMABLE_CHANGES, TrainConfig
+from paracomp.run_config import RESUMABLE_CHANGES, TrainConfig
 from paracomp.train.curve import write_curve
 
 log = logging.getLogger(__name__)
@@ -98,7 +97,7 @@ class Task(ABC):
         what they are."""
 
     def export(self, out_dir: Path, steps: int, inputs: Mapping[str, str]) -> None:
-        """Write the trained run's folder (:func:`~paracomp.train.run_folder.write_run`)."""
+        """Write the trained run's folder (:func:`~paracomp.run_folder.write_run`)."""
         words, matrix, notes = self.exported(steps)
         prov = artefacts.Provenance(
             dataset="trained",

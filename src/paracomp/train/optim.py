@@ -23,7 +23,7 @@ from torch import nn
 
 from paracomp.models.pair import PairModel, RowGradient
 from paracomp.models.sparse_rows import adagrad_rows, adam_all_rows
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 
 
 class _Groups:

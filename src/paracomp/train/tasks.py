@@ -19,13 +19,15 @@ import numpy as np
 import pyarrow as pa
 import torch
 
+from paracomp import run_folder
+from paracomp.models.definition import DefinitionModel
 from paracomp.models.vocab import HEADS, EncodedPairs
-from paracomp.train import loop, run_folder
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
+from paracomp.train import loop
 from paracomp.train.pairs import static, static_learned
 from paracomp.train.pairs.task import PairResult, PairTask
 from paracomp.train.targets import static as static_targets
-from paracomp.train.targets.task import DefinitionModel, TargetTask
+from paracomp.train.targets.task import TargetTask
 
 
 def _graphed(config: TrainConfig) -> bool:

@@ -11,7 +11,7 @@ import pytest
 from paracomp.cli import main
 from paracomp.corpus.english_bible import paraphrase_pairs, read_kjv_web
 from paracomp.papers.chen2020.corpus import subsets
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.tasks import train_pairs
 
 SETTING = (

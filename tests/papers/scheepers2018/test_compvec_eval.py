@@ -9,7 +9,7 @@ import pytest
 from paracomp.papers.scheepers2018.compvec_eval import compvec_both, compvec_eval, group_queries
 from paracomp.papers.scheepers2018.dataset import DefinitionData
 from paracomp.papers.scheepers2018.evaluate import compvec_measure
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.targets.task import build_model
 
 # four 1-d candidates; three queries

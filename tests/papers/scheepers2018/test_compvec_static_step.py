@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 import torch
 
+from paracomp import run_folder
 from paracomp.models import LEARNED_COMPOSERS, STATIC_COMPOSERS
 from paracomp.papers.scheepers2018.wordnet_pairs import read_released, read_vocabulary
-from paracomp.train import loop, run_folder
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
+from paracomp.train import loop
 from paracomp.train.targets.static import StaticTargetTask
 from paracomp.train.targets.task import TargetTask
 from paracomp.train.tasks import target_task

@@ -10,11 +10,12 @@ import torch
 
 from paracomp import artefacts
 from paracomp.errors import ConfigError, DataError
+from paracomp.models.definition import EncodedDefinitions
 from paracomp.papers.scheepers2018.runs import run_config
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.pretrained import initial_matrix
 from paracomp.train.targets import task as targets
-from paracomp.train.targets.task import EncodedDefinitions, triplet_loss
+from paracomp.train.targets.task import triplet_loss
 from paracomp.train.tasks import train_targets
 
 VOCAB = ["PAD", "UNK", "a", "small", "dog", "cat", "animal", "pet", "young", "kitten", "puppy"]

@@ -17,8 +17,8 @@ from paracomp.losses.scores import SCORES
 from paracomp.papers.wieting2015.data import read_lexical
 from paracomp.paraphrase.lexical import constraint_lists, neighbours
 from paracomp.paraphrase.ppdb import read_scored_pairs
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop
-from paracomp.train.config import TrainConfig
 from paracomp.train.pairs.static_learned import StaticLearnedTask, supports
 from paracomp.train.pairs.task import PairTask
 from paracomp.train.tasks import pair_task

@@ -153,7 +153,7 @@ def test_the_selected_epochs_encoder_is_a_run_folder_the_evaluator_reads(mirror,
     from paracomp.eval.tokens import tokenize_all
     from paracomp.models.registry import make_composer
     from paracomp.papers.wieting2017.supervised import run_supervised, supervised_frame
-    from paracomp.train.run_folder import read_composer, read_rows
+    from paracomp.run_folder import read_composer, read_rows
 
     sick = pd.read_csv(mirror / "sick2014" / "SICK_train.txt", sep="\t").head(150)
     sets = {"sick2014": tmp_path / "sick.parquet"}

@@ -7,7 +7,7 @@ import json
 import logging
 from pathlib import Path
 
-from paracomp.cli.args import key_values
+from paracomp.arguments import key_values
 
 log = logging.getLogger("paracomp")
 

@@ -17,7 +17,6 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from paracomp.papers import printed_table
 from paracomp.papers.chen2020.scores import ModelScores
 from paracomp.papers.chen2020.sentences import DOMAINS, SentenceSources
 from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
@@ -27,6 +26,7 @@ from paracomp.papers.chen2020.specificity import (
     news_protocol,
     spearman,
 )
+from paracomp.registry import printed_table
 from paracomp.tables.build import (
     Cell,
     compare_table,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 
 def _paths(items: list[str]) -> dict[str, Path]:
-    from paracomp.cli.args import key_values
+    from paracomp.arguments import key_values
 
     return {k: Path(v) for k, v in key_values(items).items()}
 

@@ -12,7 +12,7 @@ import pyarrow.parquet as pq
 
 from paracomp import artefacts
 from paracomp.atomic import atomic_path
-from paracomp.papers import printed_table
+from paracomp.registry import printed_table
 
 DESCRIPTIONS = {
     "bible": "En-Es Bible: World English Bible + Reina-Valera 1909 (Debian SWORD modules)",

@@ -17,7 +17,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 
 from paracomp.eval.tokens import tokenize_all
-from paracomp.papers import row_refs
+from paracomp.registry import row_refs
 from paracomp.tables.layout import leaf_refs
 
 

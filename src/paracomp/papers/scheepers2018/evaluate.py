@@ -35,9 +35,10 @@ from paracomp.eval.encode import AveragedEmbeddings
 from paracomp.eval.senteval import evaluate_sick
 from paracomp.eval.sts import predict_pairs, subset_metrics
 from paracomp.eval.wordsim import evaluate_wordsim
+from paracomp.models.definition import DefinitionModel, EncodedDefinitions
 from paracomp.papers.scheepers2018.compvec_eval import compvec_both, group_queries
 from paracomp.papers.scheepers2018.dataset import DefinitionData
-from paracomp.train.targets.task import DefinitionModel, EncodedDefinitions, load_model
+from paracomp.run_folder import read_definition_model
 
 log = logging.getLogger(__name__)
 
@@ -146,7 +147,7 @@ def evaluate_run(
     if candidates not in CANDIDATES:
         raise ValueError(f"candidates must be one of {CANDIDATES}, not {candidates!r}")
     start = time.perf_counter()
-    model, vocabulary = load_model(run_dir)
+    model, vocabulary = read_definition_model(run_dir)
     data = DefinitionData.load(data_dir)
     matrix = model.weight.detach().numpy()
     compvec = compvec_measure(model, data, max_length)

@@ -9,7 +9,7 @@ from typing import Any
 
 from paracomp.errors import ConfigError
 from paracomp.models import LEARNED_COMPOSERS
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 
 VARIANTS = ("original", "compvec")
 

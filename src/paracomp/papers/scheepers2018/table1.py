@@ -16,7 +16,7 @@ from typing import Any
 import pandas as pd
 
 from paracomp.atomic import atomic_path
-from paracomp.papers import printed_table
+from paracomp.registry import printed_table
 from paracomp.tables.build import Cell, compare_table, markdown, wide_table
 from paracomp.tables.write import write_outputs
 

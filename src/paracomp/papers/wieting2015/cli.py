@@ -67,8 +67,8 @@ def _sets(args: argparse.Namespace) -> None:
 
 
 def _word_scores(args: argparse.Namespace) -> None:
+    from paracomp.arguments import key_values
     from paracomp.atomic import write_json
-    from paracomp.cli.args import key_values
     from paracomp.papers.wieting2015.scoring import word_scores
 
     sets = {k: Path(v) for k, v in key_values(args.set).items()}
@@ -92,7 +92,7 @@ def _select(args: argparse.Namespace) -> None:
     records = [json.loads(Path(p).read_text()) for p in args.records]
     chosen = select_record(records, args.criterion)
     if args.run_out is not None:
-        from paracomp.train.run_folder import copy_run
+        from paracomp.run_folder import copy_run
 
         copy_run(Path(args.records[chosen["selected"]]).parent, Path(args.run_out))
     write_json(Path(args.out), chosen)

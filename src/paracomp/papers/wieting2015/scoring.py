@@ -74,8 +74,8 @@ class RunEncoder:
     def __init__(self, run: Path):
         import torch
 
+        from paracomp import run_folder
         from paracomp.models.registry import COMPOSERS
-        from paracomp.train import run_folder
 
         config, state = run_folder.read_composer(run)
         self.composer = COMPOSERS[config.composer](config.dim).eval()

@@ -22,7 +22,6 @@ import pandas as pd
 
 from paracomp.eval.metrics import spearman
 from paracomp.eval.significance import compare
-from paracomp.papers import printed_table
 from paracomp.papers.wieting2015.errors import (
     GOLD_BINS,
     LENGTH_BINS,
@@ -39,6 +38,7 @@ from paracomp.papers.wieting2015.overlap import (
     strict_overlap,
 )
 from paracomp.papers.wieting2015.scoring import word_predictions
+from paracomp.registry import printed_table
 from paracomp.tables.build import Cell, compare_table, markdown, wide_table
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_outputs
@@ -528,7 +528,7 @@ def _printed_mark(printed: PrintedTable, row: str, column: str) -> str:
 
 
 def _printed_marks() -> dict[str, dict[str, dict[str, str]]]:
-    from paracomp.papers import resource
+    from paracomp.registry import resource
     from paracomp.yamltext import safe_load
 
     raw = safe_load(resource(PAPER, "printed.yaml").read_text())

@@ -34,7 +34,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from paracomp.train.config import validate
+from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
 
 R = "resources/wieting2015"

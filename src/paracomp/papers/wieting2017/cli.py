@@ -7,7 +7,7 @@ import json
 import logging
 from pathlib import Path
 
-from paracomp.cli.args import key_values
+from paracomp.arguments import key_values
 
 log = logging.getLogger("paracomp")
 
@@ -126,7 +126,7 @@ def _initial(args: argparse.Namespace) -> None:
 def _supervised(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
     from paracomp.papers.wieting2017.supervised import run_supervised
-    from paracomp.train.config import TrainConfig
+    from paracomp.run_config import TrainConfig
     from paracomp.train.loop import compute_settings, resolve_device
 
     settings = {**json.loads(args.params), **json.loads(args.point)}
@@ -215,7 +215,7 @@ def _select_point(args: argparse.Namespace) -> None:
 def _select_supervised(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
     from paracomp.papers.wieting2017.tables import pick_supervised
-    from paracomp.train.run_folder import copy_run
+    from paracomp.run_folder import copy_run
 
     records = {Path(p): json.loads(Path(p).read_text()) for p in args.records}
     best = pick_supervised(list(records.values()))

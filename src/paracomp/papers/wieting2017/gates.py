@@ -262,8 +262,8 @@ COUNT = "tokens"
 def _printed(table: str):
     import dataclasses
 
-    from paracomp.papers import printed_table
     from paracomp.papers.wieting2017.tables import PAPER, omitted_tables
+    from paracomp.registry import printed_table
     from paracomp.tables.printed import PrintedTable
 
     if table == "table10":

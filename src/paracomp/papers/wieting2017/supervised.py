@@ -35,7 +35,7 @@ from paracomp.errors import DataError
 from paracomp.eval.metrics import pearson
 from paracomp.eval.senteval import tai_distribution
 from paracomp.models.base import SegmentBatch
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer, graphed_composer
 
 log = logging.getLogger(__name__)
@@ -267,9 +267,8 @@ def run_supervised(
     ("universal") over the word vectors and composer of the point of a transfer run that
     2016 STS selects (``universal``: its ``run=folder`` points), anchored to them.
     ``encoder_out``: a run folder of the encoder at the selected epoch (:func:`write_encoder`)."""
-    from paracomp import artefacts
+    from paracomp import artefacts, run_folder
     from paracomp.models.registry import make_composer
-    from paracomp.train import run_folder
 
     tokenizer, lowercase = _tokenisation(sets, tokenizer, lowercase)
     frame, missing = supervised_frame(task, sets, settings["split_seed"])
@@ -345,8 +344,7 @@ def write_encoder(
     """The encoder of a supervised point as a run folder: its composer and the word rows
     training moved (the others are their ``initial`` rows, which an evaluation takes as the
     fallback vectors)."""
-    from paracomp import artefacts
-    from paracomp.train import run_folder
+    from paracomp import artefacts, run_folder
 
     moved = np.flatnonzero((trained != np.asarray(initial, dtype=trained.dtype)).any(axis=1))
     provenance = artefacts.Provenance(

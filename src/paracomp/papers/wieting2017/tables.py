@@ -19,8 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from paracomp.cli.args import key_value_pairs
-from paracomp.papers import printed_table
+from paracomp.arguments import key_value_pairs
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
     STS_SUBSETS,
@@ -34,6 +33,7 @@ from paracomp.papers.wieting2017.workflow import (
     SUPERVISED_RUNS,
     TABLE_RUNS,
 )
+from paracomp.registry import printed_table
 from paracomp.tables.build import (
     Cell,
     compare_table,
@@ -172,7 +172,7 @@ def table4_printed() -> PrintedTable:
 
 def omitted_tables() -> list[dict[str, Any]]:
     """The tables whose printed body is missing (printed.yaml ``omitted_tables``)."""
-    from paracomp.papers import resource
+    from paracomp.registry import resource
     from paracomp.yamltext import safe_load
 
     return safe_load(resource(PAPER, "printed.yaml").read_text())["omitted_tables"]

@@ -161,7 +161,7 @@ def copy_selected(points: Sequence[PointScores], criterion: str, out: Path) -> P
     """Copy the run files (composer and word rows) of the point ``criterion`` picks into the
     folder ``out``, a run folder of its own, with ``selected.json`` naming the point."""
     from paracomp.atomic import write_json
-    from paracomp.train.run_folder import copy_run
+    from paracomp.run_folder import copy_run
 
     point = select(points, criterion)
     if point is None or point.folder is None:

@@ -29,8 +29,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from paracomp.errors import named
-from paracomp.papers import configured
-from paracomp.train.config import validate
+from paracomp.registry import configured
+from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
 
 R = "resources/wieting2017"

@@ -14,8 +14,8 @@ from paracomp.losses.negatives import MaxSampler, MixSampler, NegativeSampler, R
 from paracomp.losses.scores import SCORES
 from paracomp.models.pair import PairModel
 from paracomp.models.registry import make_composer
+from paracomp.run_config import TrainConfig
 from paracomp.train import seeds
-from paracomp.train.config import TrainConfig
 
 
 def build_model(config: TrainConfig, n_rows: int) -> PairModel:

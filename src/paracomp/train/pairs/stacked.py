@@ -33,11 +33,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import torch
 
-from paracomp import artefacts
+from paracomp import artefacts, run_folder
 from paracomp.errors import ConfigError
 from paracomp.models.vocab import EncodedPairs
-from paracomp.train import loop, run_folder
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
+from paracomp.train import loop
 from paracomp.train.curve import BASE_COLUMNS, write_curve
 from paracomp.train.pairs.static import StaticStep, supports
 from paracomp.train.pairs.task import PairTask, segment_pairs

@@ -65,7 +65,7 @@ from paracomp.losses.negatives import (
 from paracomp.losses.scores import Score
 from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.vocab import EncodedPairs
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
 from paracomp.train.optim import RowSparseAdagrad
 from paracomp.train.pairs.task import PairTask
 

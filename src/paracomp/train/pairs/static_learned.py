@@ -58,8 +58,8 @@ from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import SegmentBatch, StaticLayout
 from paracomp.models.gaussian import WLOComposer
 from paracomp.models.vocab import EncodedPairs, Segments
+from paracomp.run_config import TrainConfig
 from paracomp.train import seeds
-from paracomp.train.config import TrainConfig
 from paracomp.train.pairs.megabatch import MegaStep, mega_hinge
 from paracomp.train.pairs.noisy import noisy_total
 from paracomp.train.pairs.perturb import scramble

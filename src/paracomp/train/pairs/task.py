@@ -38,8 +38,8 @@ from paracomp.losses.regularizers import InitialPull, composition_l2
 from paracomp.models.algebraic import AdditiveComposer
 from paracomp.models.pair import PairModel
 from paracomp.models.vocab import HEADS, UNK, EncodedPairs
+from paracomp.run_config import TrainConfig
 from paracomp.train import loop, seeds
-from paracomp.train.config import TrainConfig
 from paracomp.train.cuda_graph import GriddedComposer, graphed_composer
 from paracomp.train.optim import make_optimizer
 from paracomp.train.pairs.build import build_model, build_objective, build_sampler

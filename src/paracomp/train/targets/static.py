@@ -34,8 +34,8 @@ import torch.nn.functional as F
 from paracomp.models import STATIC_COMPOSERS
 from paracomp.models.base import StaticLayout
 from paracomp.models.vocab import Segments
+from paracomp.run_config import TrainConfig
 from paracomp.train import seeds
-from paracomp.train.config import TrainConfig
 from paracomp.train.optim import target_adam
 from paracomp.train.targets.task import TargetTask, triplet_loss
 

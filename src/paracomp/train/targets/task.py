@@ -19,140 +19,23 @@ seeded by ``(seed, epoch)`` or ``(seed, step)``, so a run resumes from any check
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 import torch
-from torch import nn
 
 from paracomp.errors import DataError
 from paracomp.losses.scores import SCORES
-from paracomp.models.base import Composer, SegmentBatch, StaticLayout
+from paracomp.models.definition import DefinitionModel, EncodedDefinitions
 from paracomp.models.registry import COMPOSERS
-from paracomp.train import loop, run_folder, seeds
-from paracomp.train.config import TrainConfig
+from paracomp.run_config import TrainConfig
+from paracomp.train import loop, seeds
 from paracomp.train.optim import target_adam
 
-UNK_ID = 1
 SEGMENT, TARGET = "definition", "lemma"
 """The columns of a training table: a segment and the target word it is moved towards."""
-
-
-@dataclass
-class EncodedDefinitions:
-    """Definitions as token ids (concatenated, each cut to ``max_length``) with the id of
-    their lemma; ``starts[i]:starts[i+1]`` are definition ``i``'s tokens."""
-
-    ids: torch.Tensor
-    starts: torch.Tensor
-    lemmas: torch.Tensor
-
-    @classmethod
-    def build(
-        cls,
-        definitions: Sequence[str],
-        lemmas: Sequence[str],
-        index: Mapping[str, int],
-        max_length: int,
-    ) -> EncodedDefinitions:
-        """Unknown definition words become UNK; a lemma outside the vocabulary is an error.
-        ``lemmas`` may be empty (definitions to compose only)."""
-        ids: list[int] = []
-        starts = [0]
-        for definition in definitions:
-            tokens = definition.split()[:max_length]
-            ids.extend(index.get(token, UNK_ID) for token in tokens)
-            starts.append(len(ids))
-        missing = sorted({lemma for lemma in lemmas if lemma not in index})
-        if missing:
-            raise DataError(f"{len(missing)} lemmas are not in the vocabulary, e.g. {missing[:3]}")
-        return cls(
-            torch.tensor(ids, dtype=torch.long),
-            torch.tensor(starts, dtype=torch.long),
-            torch.tensor([index[lemma] for lemma in lemmas], dtype=torch.long),
-        )
-
-    def __len__(self) -> int:
-        return self.starts.numel() - 1
-
-    def to(self, device: torch.device) -> EncodedDefinitions:
-        return EncodedDefinitions(
-            self.ids.to(device), self.starts.to(device), self.lemmas.to(device)
-        )
-
-    def take(self, rows: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """Token ids and segment offsets of definitions ``rows``, concatenated."""
-        begin = self.starts[rows]
-        lengths = self.starts[rows + 1] - begin
-        offsets = torch.cumsum(lengths, 0) - lengths
-        total = int(lengths.sum())
-        within = torch.arange(total, device=rows.device) - offsets.repeat_interleave(
-            lengths, output_size=total
-        )
-        return self.ids[begin.repeat_interleave(lengths, output_size=total) + within], offsets
-
-
-class DefinitionModel(nn.Module):
-    """The word matrix (one row per vocabulary id) and a composition function."""
-
-    def __init__(self, composer: Composer, weight: torch.Tensor):
-        super().__init__()
-        self.composer = composer
-        self.weight = nn.Parameter(weight)
-
-    def compose(
-        self,
-        ids: torch.Tensor,
-        offsets: torch.Tensor,
-        dropout: float = 0.0,
-        generator: torch.Generator | None = None,
-    ) -> torch.Tensor:
-        """Compose segments of token ids; ``dropout`` zeroes input vectors' entries."""
-        return self._compose(self.weight.index_select(0, ids), offsets, dropout, generator)
-
-    def lemma_vectors(self, ids: torch.Tensor) -> torch.Tensor:
-        """Lemmas as target words through the composition function (one-token segments,
-        never padded)."""
-        return self.composer.words(self.weight.index_select(0, ids))
-
-    def forward(
-        self,
-        ids: torch.Tensor,
-        offsets: torch.Tensor,
-        lemmas: torch.Tensor,
-        dropout: float,
-        generator: torch.Generator | None = None,
-        layout: StaticLayout | None = None,
-    ) -> tuple[torch.Tensor, torch.Tensor]:
-        """A training step's composed definitions and lemma vectors, from one gather of the
-        word matrix (one dense gradient buffer instead of two). With ``layout``, ``ids`` are
-        its tokens in its order (``offsets`` unused) and shapes stay fixed: the static step
-        (:mod:`paracomp.train.targets.static`)."""
-        rows = self.weight.index_select(0, torch.cat([ids, lemmas]))
-        words, targets = rows.split([ids.numel(), lemmas.numel()])
-        static = layout is not None
-        composed = self._compose(words, offsets, dropout, generator, layout)
-        return composed, self.composer.words(targets, static=static)
-
-    def _compose(
-        self,
-        rows: torch.Tensor,
-        offsets: torch.Tensor,
-        dropout: float = 0.0,
-        generator: torch.Generator | None = None,
-        layout: StaticLayout | None = None,
-    ) -> torch.Tensor:
-        if dropout:
-            keep = torch.rand(rows.shape, generator=generator, device=rows.device) >= dropout
-            rows = rows * keep / (1.0 - dropout)
-        if layout is not None:
-            return self.composer(layout.batch(rows))[:-1]
-        local = torch.arange(rows.shape[0], device=rows.device)
-        return self.composer(SegmentBatch(rows, local, offsets))
 
 
 def triplet_loss(
@@ -263,13 +146,3 @@ class TargetTask(loop.Task):
     def exported(self, steps: int) -> tuple[list[str], np.ndarray, str]:
         matrix = self.model.weight.detach().float().cpu().numpy()
         return self.vocabulary, matrix, f"word matrix after {steps} steps (row i = token id i)"
-
-
-def load_model(out_dir: Path, device: str = "cpu") -> tuple[DefinitionModel, list[str]]:
-    """A trained run's model (eval mode) and vocabulary, from its folder."""
-    config, composer = run_folder.read_composer(Path(out_dir), device)
-    vocabulary, matrix = run_folder.read_rows(Path(out_dir))
-    model = build_model(config, matrix).to(device)
-    model.composer.load_state_dict(composer)
-    model.eval()
-    return model, vocabulary

@@ -1,4 +1,5 @@
-"""Argument helpers shared by the stages' and the papers' commands."""
+"""``KEY=VALUE`` arguments, shared by the stages' and the papers' commands: a module below
+:mod:`paracomp.cli`, so that a paper's commands parse them without importing the command line."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""KEY=VALUE arguments (cli.args): a mapping, or pairs in order where a key repeats (a
+"""KEY=VALUE arguments (paracomp.arguments): a mapping, or pairs in order where a key repeats (a
 wieting2017 run's grid points); an argument without its KEY is named."""
 
 import pytest
 
-from paracomp.cli.args import key_value_pairs, key_values
+from paracomp.arguments import key_value_pairs, key_values
 from paracomp.errors import ConfigError
 
 

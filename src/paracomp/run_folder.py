@@ -1,5 +1,5 @@
 """A trained run's folder: the one place that writes it (training) and reads it (evaluation,
-tables, runs that start from another run).
+tables, runs that start from another run), below both the trainer and the evaluation.
 
 - ``composer.pt``: the run's settings and its composer's state (``torch.save``, read with
   ``weights_only``);
@@ -24,7 +24,9 @@ import torch
 from paracomp import artefacts
 from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError
-from paracomp.train.config import TrainConfig
+from paracomp.models.definition import DefinitionModel
+from paracomp.models.registry import COMPOSERS
+from paracomp.run_config import TrainConfig
 
 CHECKPOINT = "checkpoint.pt"
 COMPOSER = "composer.pt"
@@ -94,3 +96,18 @@ def read_composer(run_dir: Path, device: str = "cpu") -> tuple[TrainConfig, dict
 def read_rows(run_dir: Path) -> tuple[list[str], np.ndarray]:
     """A trained run's words and word rows."""
     return artefacts.read_embeddings(Path(run_dir) / EMBEDDINGS)
+
+
+def read_definition_model(run_dir: Path, device: str = "cpu") -> tuple[DefinitionModel, list[str]]:
+    """A run of segments towards target words (CompVec): its model (eval mode) and
+    vocabulary. The composer is built under a forked RNG, so loading draws nothing from the
+    caller's random stream."""
+    config, composer = read_composer(Path(run_dir), device)
+    vocabulary, matrix = read_rows(Path(run_dir))
+    with torch.random.fork_rng(devices=[]):
+        built = COMPOSERS[config.composer](matrix.shape[1])
+    model = DefinitionModel(built, torch.tensor(np.asarray(matrix, dtype=np.float32)))
+    model = model.to(device)
+    model.composer.load_state_dict(composer)
+    model.eval()
+    return model, vocabulary

@@ -1,9 +1,10 @@
 """The settings of one training run: :class:`TrainConfig`.
 
-Types, ranges and defaults come from ``config.schema.yaml`` beside this module, the one source
-that the workflow also validates its training settings against when it builds the DAG; the
-rules that span several settings are :meth:`TrainConfig.check`'s. Importing this module does
-not import torch.
+Types, ranges and defaults come from ``run_config.schema.yaml`` beside this module, the one
+source that the workflow also validates its training settings against when it builds the DAG;
+the rules that span several settings are :meth:`TrainConfig.check`'s. Training writes these
+settings into a run's folder and evaluation reads them from it, so the module sits below both.
+Importing this module does not import torch.
 """
 
 from __future__ import annotations
@@ -57,8 +58,8 @@ and the run restarts. Bitwise equality with an uninterrupted run needs the same 
 
 @cache
 def schema() -> dict[str, Any]:
-    """The JSON schema of a run's settings (``config.schema.yaml``)."""
-    return safe_load(files(__package__).joinpath("config.schema.yaml").read_text())
+    """The JSON schema of a run's settings (``run_config.schema.yaml``)."""
+    return safe_load(files("paracomp").joinpath("run_config.schema.yaml").read_text())
 
 
 def _default(name: str) -> Any:
@@ -68,7 +69,7 @@ def _default(name: str) -> Any:
 @dataclass(frozen=True)
 class TrainConfig:
     """One training run; every field, its type, range and default are in
-    ``config.schema.yaml``. CPU runs with the same ``seed`` and ``threads`` give
+    ``run_config.schema.yaml``. CPU runs with the same ``seed`` and ``threads`` give
     bitwise-identical weights."""
 
     objective: str = _default("objective")
