@@ -1,6 +1,7 @@
 # Configuration validation, source choice, and the small typed helpers the generic rules'
-# inputs and params come from (no rules here). Papers' rules files register their training
-# data and tables in the registries below. Nothing here imports torch.
+# inputs and params come from (no rules here). Each paper's rules file registers its part of
+# the generic rules once (REGISTRATIONS, a typed paracomp.registration.Registration). Nothing
+# here imports torch.
 import json
 import re
 import shlex
@@ -22,6 +23,7 @@ from paracomp.data.catalog import (
 )
 from paracomp.errors import named
 from paracomp.papers import PAPERS
+from paracomp.registration import Registration, Registrations
 from paracomp.registry import (
     check_generic_tables,
     check_paper,
@@ -125,15 +127,20 @@ def dataset_folder(name: str) -> str | None:
     return None if source is None else fetched_folder(source, name)
 
 
-BUILT_EMBEDDINGS: dict[str, list[str]] = {}
-"""Embeddings a paper's rules build (``resources/embeddings/<name>.parquet``) -> the raw
-datasets they need; a paper's rules file registers its own."""
+REGISTRATIONS = Registrations(PAPERS)
+"""Each paper's part of the generic rules: its rules file calls :func:`register` once
+(paracomp.registration.Registration); the generic rules read them after every paper's."""
+
+
+def register(registration: Registration) -> Registration:
+    return REGISTRATIONS.register(registration)
 
 
 def embeddings_missing(name: str) -> str | None:
     """Why the embeddings ``name`` cannot be built here (a paper's rules build them and a raw
     dataset they need has no configured source), else None."""
-    missing = [d for d in BUILT_EMBEDDINGS.get(name, []) if dataset_folder(d) is None]
+    needs = REGISTRATIONS.built_embeddings().get(name, ())
+    missing = [d for d in needs if dataset_folder(d) is None]
     if not missing:
         return None
     sources = ", ".join(config["sources"])
@@ -295,12 +302,6 @@ def monolingual_params(wildcards) -> str:
 
 # -- Models and their evaluation -------------------------------------------------------------
 
-RUN_DATA: dict = {}
-"""paper -> function(data name) -> training set artefact of its runs (papers register)."""
-TUNING_DATA: dict = {}
-"""paper -> function(data name) -> tuning subset artefact of its runs (papers register)."""
-
-
 def runs_of(paper: str) -> dict:
     return block(paper).get("runs", {})
 
@@ -311,21 +312,14 @@ def model_of(paper: str, name: str) -> str:
     return f"{paper}/{name}" if name in runs_of(paper) else name
 
 
-LEADERBOARD: dict = {}
-"""model ``<paper>/<name>`` -> its entry, for a paper's models beyond its generic runs (papers
-register): ``paper`` and ``run`` (a run folder, evaluated through its own composer; with
-``fallback``, the vectors of the words outside its vocabulary), ``embeddings`` (word vectors,
-averaged) or neither, with a ``note`` saying why it has no scores and its ``composition``."""
-
-
 def leaderboard_models() -> dict[str, dict]:
-    """Every model of the leaderboard -> its entry (as :data:`LEADERBOARD`'s): the pretrained
-    models, every paper's generic runs and the papers' registered models."""
+    """Every model of the leaderboard -> its entry: the pretrained models, every paper's
+    generic runs and the papers' registered models (Registration.leaderboard)."""
     models = {name: pretrained_entry(spec["embeddings"]) for name, spec in config["models"].items()}
     for paper in BLOCKS:
         for run in runs_of(paper):
             models[f"{paper}/{run}"] = {"paper": paper, "run": f"results/{paper}/runs/{run}"}
-    return {**models, **LEADERBOARD}
+    return {**models, **REGISTRATIONS.leaderboard()}
 
 
 def pretrained_entry(embeddings: str) -> dict:
@@ -436,9 +430,18 @@ def tuning_set_path(wildcards) -> str:
     return f"resources/sets/{tuning_of(wildcards.paper)['set']}.parquet"
 
 
+def registered_data(paper: str, kind: str):
+    """``paper``'s registered function (``run_data`` or ``tuning_data``) from a run's ``data``
+    name to its artefact."""
+    found = getattr(REGISTRATIONS[paper], kind)
+    if found is None:
+        raise ValueError(f"{paper} has generic runs but registers no {kind}")
+    return found
+
+
 def tune_inputs(wildcards) -> dict:
     return {
-        "pairs": TUNING_DATA[wildcards.paper](run_spec(wildcards)["data"]),
+        "pairs": registered_data(wildcards.paper, "tuning_data")(run_spec(wildcards)["data"]),
         "tuning": tuning_set_path(wildcards),
     }
 
@@ -493,7 +496,7 @@ def train_inputs(wildcards) -> dict:
     spec = run_spec(wildcards)
     tuned = spec.get("tune_as", wildcards.run)
     return {
-        "pairs": RUN_DATA[wildcards.paper](spec["data"]),
+        "pairs": registered_data(wildcards.paper, "run_data")(spec["data"]),
         "selected": f"results/{wildcards.paper}/tuning/{tuned}.selected.json",
         "tuning": tuning_set_path(wildcards),
     }
@@ -513,26 +516,31 @@ def tuning_report_inputs(wildcards) -> list[str]:
     return [path.split("=", 1)[1] for path in tuning_reports(wildcards)]
 
 
-POINTS: dict[str, ScoredGrid] = {}
-"""paper -> its runs whose grid points train on the full data and are scored by the paper
-(rule ``point``, rules/points.smk; papers register)."""
+def scored_grid(paper: str) -> ScoredGrid:
+    """``paper``'s runs whose grid points train on the full data and are scored by the paper
+    (rule ``point``, rules/points.smk; Registration.points)."""
+    grid = REGISTRATIONS[paper].points
+    if grid is None:
+        raise ValueError(f"{paper} registers no scored grid points")
+    return grid
 
 
 def scored_runs() -> list[str]:
     """Every registered paper's scored runs (the rule's wildcard ``prun``)."""
-    return sorted({run for grid in POINTS.values() for run in grid.point_runs()})
+    grids = REGISTRATIONS.point_grids().values()
+    return sorted({run for grid in grids for run in grid.point_runs()})
 
 
 def scored_inputs(wildcards) -> dict:
-    return POINTS[wildcards.paper].point_inputs(wildcards.prun)
+    return scored_grid(wildcards.paper).point_inputs(wildcards.prun)
 
 
 def scored_settings(wildcards) -> str:
-    return json.dumps(POINTS[wildcards.paper].point_settings(wildcards.prun))
+    return json.dumps(scored_grid(wildcards.paper).point_settings(wildcards.prun))
 
 
 def scored_point(wildcards) -> str:
-    grid = POINTS[wildcards.paper].point_grid(wildcards.prun)
+    grid = scored_grid(wildcards.paper).point_grid(wildcards.prun)
     return json.dumps(grid[int(wildcards.point)])
 
 
@@ -548,17 +556,11 @@ def scored_trainer_args(wildcards, input) -> str:
 
 def scored_command(wildcards) -> str:
     """The paper's command that scores a trained point."""
-    grid = POINTS[wildcards.paper]
+    grid = scored_grid(wildcards.paper)
     return grid.point_score(wildcards.prun, int(wildcards.point), scored_folder(wildcards))
 
 
 # -- Tables ----------------------------------------------------------------------------------
-
-CUSTOM_TABLES: dict = {paper: set() for paper in PAPERS}
-"""paper -> its tables built by its own rule (the others use the generic table rule)."""
-PAPER_EXTRAS: dict = {paper: [] for paper in PAPERS}
-"""paper -> further outputs of its named target (plots, reports)."""
-
 
 def table_spec(paper: str, table: str) -> dict:
     """A table's config, a column whose pretrained model cannot be built here left empty with
@@ -579,7 +581,8 @@ def column_here(column: dict) -> dict:
 
 
 def generic_tables(paper: str) -> list[str]:
-    return [t for t in block(paper).get("tables", {}) if t not in CUSTOM_TABLES[paper]]
+    custom = REGISTRATIONS[paper].custom_tables
+    return [t for t in block(paper).get("tables", {}) if t not in custom]
 
 
 def table_models(paper: str, table: str) -> list[str]:
@@ -596,7 +599,7 @@ def table_stats(paper: str, table: str) -> list[str]:
 
 def table_targets(paper: str) -> list[str]:
     tables = block(paper).get("tables", {})
-    return [f"results/{paper}/{table}.csv" for table in tables] + PAPER_EXTRAS[paper]
+    return [f"results/{paper}/{table}.csv" for table in tables] + list(REGISTRATIONS[paper].extras)
 
 
 def table_inputs(wildcards) -> list[str]:

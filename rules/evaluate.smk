@@ -1,6 +1,6 @@
 # Evaluation of a model on every configured sentence-pair and word-similarity set: pretrained
 # vectors (rows averaged), a paper's run `<paper>/<run>` (through its own composer) or a model a
-# paper registered in LEADERBOARD (rules/common.smk). Included after the papers' rules files.
+# paper registered (Registration.leaderboard, rules/common.smk). Included after the papers' rules files.
 
 
 rule evaluate:

@@ -1,11 +1,11 @@
 # Results tables in each paper's layout, with compare files and markdown renderings: one rule
 # per paper (`<paper>_table`) for the tables its config block fills from model evaluations
 # (`model` columns) or statistics files (`stat` columns); tables a paper's rules file builds
-# itself are in CUSTOM_TABLES (rules/common.smk). Included after the papers' rules files.
+# itself are its registered custom tables (Registration.custom_tables, rules/common.smk). Included after the papers' rules files.
 # Then each paper's findings (its claims, src/paracomp/papers/<paper>/findings.yaml, checked on
 # the printed numbers and on ours), its overview (every table against print, and the
 # findings) and the named target `findings`; the leaderboard (every model of config `models`,
-# every paper's runs and the models papers registered in LEADERBOARD, on the evaluator's sets)
+# every paper's runs and the models papers registered, on the evaluator's sets)
 # and its named target `leaderboard`.
 
 

@@ -4,7 +4,7 @@
 # selection per run, the final runs and the tuning report.
 # Resources come from config `training` (threads, gpu, mem_mb, runtime), so the same rules ask
 # SLURM for GPUs on a cluster and run on CPU on a laptop. A paper's rules file registers the
-# artefacts its runs' `data` names in RUN_DATA and TUNING_DATA (rules/common.smk).
+# artefacts its runs' `data` names (Registration.run_data and .tuning_data, rules/common.smk).
 
 
 rule tune_point:

@@ -16,7 +16,7 @@ _spec.loader.exec_module(graph)
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("paracomp.cli",),
     ("paracomp.papers.*",),
-    ("paracomp.registry",),
+    ("paracomp.registry", "paracomp.registration"),
     ("paracomp.tables",),
     ("paracomp.train", "paracomp.corpus"),
     ("paracomp.eval", "paracomp.losses", "paracomp.paraphrase", "paracomp.wordnet"),
@@ -34,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
 )
 """Top first: the command line; the papers (each ``paracomp.papers.<paper>``); the registry of
-their data files; the tables; the trainer and the corpus chain; evaluation and the stages below
+their data files and their registrations with the generic rules; the tables; the trainer and the corpus chain; evaluation and the stages below
 them; a run's folder and settings, which training writes and evaluation reads; the models; the
 core (errors, artefacts, the list of papers)."""
 

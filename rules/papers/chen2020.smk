@@ -2,7 +2,7 @@
 # Bible pairs of rules/corpus.smk, english_bible_pairs; ParaNMT upstream in
 # config/published.yaml), its training and tuning subsets, the runs (generic rules/train.smk:
 # tune_point, select_point, train_model), the sentences and scores of every model and
-# baseline, and Tables 1-8 (all built here: CUSTOM_TABLES).
+# baseline, and Tables 1-8 (all built here: registered as custom tables).
 from paracomp.papers.chen2020.workflow import (
     PARANMT_PAIRS as CHEN2020_PARANMT_PAIRS,
     SCORES as CHEN2020_SCORES,
@@ -16,7 +16,6 @@ from paracomp.papers.chen2020.workflow import (
 )
 
 CHEN2020 = block("chen2020")
-CUSTOM_TABLES["chen2020"].update(CHEN2020["tables"])
 CHEN2020_IN = Chen2020Inputs(
     CHEN2020,
     {name: dataset_folder(name) for name in CHEN2020_SPECIFICITY_DATA},
@@ -29,10 +28,15 @@ CHEN2020_IN = Chen2020Inputs(
     EVAL["tokenizer"],
     EVAL["lowercase"],
 )
-RUN_DATA["chen2020"] = CHEN2020_IN.data
-TUNING_DATA["chen2020"] = CHEN2020_IN.tuning_data
-if "runs" in CHEN2020:
-    PAPER_EXTRAS["chen2020"].append("results/chen2020/tuning.csv")
+register(
+    Registration(
+        "chen2020",
+        run_data=CHEN2020_IN.data,
+        tuning_data=CHEN2020_IN.tuning_data,
+        custom_tables=frozenset(CHEN2020["tables"]),
+        extras=["results/chen2020/tuning.csv"] if "runs" in CHEN2020 else [],
+    )
+)
 
 
 wildcard_constraints:

@@ -12,12 +12,14 @@ ELGOHARY2016 = block("elgohary2016")
 ELGOHARY2016_IN = Elgohary2016Inputs(
     ELGOHARY2016, CORPUS_SETS, CORPUS["seed"], "".join(unavailable(["sick2014"]))
 )
-RUN_DATA["elgohary2016"] = ELGOHARY2016_IN.data
-TUNING_DATA["elgohary2016"] = ELGOHARY2016_IN.tuning_data
-PAPER_EXTRAS["elgohary2016"] += [
-    "results/elgohary2016/tuning.csv",
-    "results/elgohary2016/table6.png",
-]
+register(
+    Registration(
+        "elgohary2016",
+        run_data=ELGOHARY2016_IN.data,
+        tuning_data=ELGOHARY2016_IN.tuning_data,
+        extras=["results/elgohary2016/tuning.csv", "results/elgohary2016/table6.png"],
+    )
+)
 
 
 wildcard_constraints:

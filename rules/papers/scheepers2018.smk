@@ -1,14 +1,14 @@
 # Scheepers et al. 2018 Table 1: the lemma-definition split, its initial word rows, one
 # CompVec run per (embeddings, composition, Original|CompVec) cell pair through the generic
-# trainer (objective `targets`), its evaluation, the table (built here: CUSTOM_TABLES); each
-# run a leaderboard model (LEADERBOARD, rules/common.smk).
+# trainer (objective `targets`), its evaluation, the table (built here: a custom table); each
+# run a leaderboard model (registered once every paper has registered: its groups depend on
+# embeddings other papers build).
 from paracomp.papers.scheepers2018.workflow import (
     MEASURE_SETS as SCHEEPERS2018_MEASURE_SETS,
     Inputs as Scheepers2018Inputs,
 )
 
 SCHEEPERS2018 = block("scheepers2018")
-CUSTOM_TABLES["scheepers2018"].add("table1")
 SCHEEPERS2018_IN = Scheepers2018Inputs(
     SCHEEPERS2018,
     TRAIN["defaults"],
@@ -19,7 +19,13 @@ SCHEEPERS2018_IN = Scheepers2018Inputs(
 SCHEEPERS2018_EMBEDDINGS = SCHEEPERS2018_IN.embeddings_pattern()
 """The embeddings Table 1's groups name: catalogue entries or embeddings a paper's rules build."""
 
-LEADERBOARD.update(SCHEEPERS2018_IN.leaderboard())
+register(
+    Registration(
+        "scheepers2018",
+        custom_tables=frozenset({"table1"}),
+        leaderboard=SCHEEPERS2018_IN.leaderboard,
+    )
+)
 
 
 wildcard_constraints:

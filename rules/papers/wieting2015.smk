@@ -1,9 +1,9 @@
-# Wieting et al. 2015: PARAGRAM word vectors from PPDB lexical pairs (grid points registered in
-# POINTS, each a job of the generic rule `point`; selection by 2*WS-S - WS-R or by
+# Wieting et al. 2015: PARAGRAM word vectors from PPDB lexical pairs (grid points registered as
+# scored points, each a job of the generic rule `point`; selection by 2*WS-S - WS-R or by
 # SimLex-999), the RNN phrase model on PPDB phrase and bigram pairs (the same; selection on
 # the development sets), vector-addition baselines, the static CNN of Table 4 and Tables 1-9
-# (all built here: CUSTOM_TABLES); the PARAGRAM vectors and the RNNs as leaderboard models
-# (LEADERBOARD, rules/common.smk).
+# (all built here: custom tables); the PARAGRAM vectors and the RNNs as leaderboard models
+# (all registered once: Registration, rules/common.smk).
 # Training is the generic `paracomp train` (objective paraphrase, sampler max_skip).
 from paracomp.papers.wieting2015.workflow import (
     PARAGRAM as WIETING2015_PARAGRAM,
@@ -18,7 +18,6 @@ from paracomp.papers.wieting2015.workflow import (
 )
 
 WIETING2015 = block("wieting2015")
-CUSTOM_TABLES["wieting2015"].update(WIETING2015_TABLES)
 WIETING2015_FOLDERS = {
     name: dataset_folder(name)
     for name in (
@@ -30,8 +29,6 @@ WIETING2015_FOLDERS = {
     )
 }
 WIETING2015_FOLDERS["lexical"] = dataset_folder(WIETING2015["lexical"])
-BUILT_EMBEDDINGS[Path(WIETING2015_PARAGRAM).stem] = [WIETING2015["lexical"]]
-BUILT_EMBEDDINGS[Path(WIETING2015_PARAGRAM_FULL).stem] = [WIETING2015["lexical"]]
 WIETING2015_IN = Wieting2015Inputs(
     WIETING2015,
     TRAIN["defaults"],
@@ -40,8 +37,18 @@ WIETING2015_IN = Wieting2015Inputs(
     {s: f"resources/sets/{s}.parquet" for s in WIETING2015_WORD_SETS},
 )
 
-LEADERBOARD.update(WIETING2015_IN.leaderboard())
-POINTS["wieting2015"] = WIETING2015_IN
+register(
+    Registration(
+        "wieting2015",
+        points=WIETING2015_IN,
+        leaderboard=WIETING2015_IN.leaderboard(),
+        custom_tables=frozenset(WIETING2015_TABLES),
+        built_embeddings={
+            Path(WIETING2015_PARAGRAM).stem: [WIETING2015["lexical"]],
+            Path(WIETING2015_PARAGRAM_FULL).stem: [WIETING2015["lexical"]],
+        },
+    )
+)
 
 
 wildcard_constraints:

@@ -1,15 +1,15 @@
 # Wieting & Gimpel 2017: the sentential training pairs (papers.wieting2017.corpus: the shared
 # KJV-WEB Bible pairs of rules/corpus.smk by default, SimpWiki upstream in
 # config/published.yaml), the PPDB pairs of the same token count (Table 1), the initial
-# vectors, every run's grid points (registered in POINTS: each trained by the generic rule
+# vectors, every run's grid points (registered as scored points: each trained by the generic rule
 # `point`, then scored on the 22 transfer sets and the 5 STS 2016 sets), and the transfer
-# Tables 1-4 and 7 (all built here: CUSTOM_TABLES), each selecting its points by "Oracle" or "2016 STS"; the
+# Tables 1-4 and 7 (all built here: custom tables), each selecting its points by "Oracle" or "2016 STS"; the
 # supervised STS and SICK runs (one job per grid point and task; "universal" ones start from
 # a transfer run's point) and Tables 5, 6 and 8; the gate analysis of Tables 9-11 (World
 # English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
 # selected GRAN at each token). Each transfer run's point picked by "2016 STS" is copied to
 # selected/<run>/, and each supervised run's point picked by validation r, per task, to
-# supervised/<run>/<task>.selected/: their leaderboard models (LEADERBOARD, rules/common.smk).
+# supervised/<run>/<task>.selected/: their leaderboard models (all registered once: Registration).
 from paracomp.papers.wieting2017.workflow import (
     GATE_TABLES as WIETING2017_GATE_TABLES,
     R as WIETING2017_R,
@@ -23,7 +23,6 @@ from paracomp.papers.wieting2017.workflow import (
 )
 
 WIETING2017 = block("wieting2017")
-CUSTOM_TABLES["wieting2017"].update(WIETING2017.get("tables", {}))
 _WIETING2017_SETS = [*WIETING2017_TRANSFER_SETS, *WIETING2017_SELECTION_SETS]
 WIETING2017_IN = Wieting2017Inputs(
     WIETING2017,
@@ -40,8 +39,14 @@ WIETING2017_IN = Wieting2017Inputs(
     EVAL["lowercase"],
 )
 
-LEADERBOARD.update(WIETING2017_IN.leaderboard())
-POINTS["wieting2017"] = WIETING2017_IN
+register(
+    Registration(
+        "wieting2017",
+        points=WIETING2017_IN,
+        leaderboard=WIETING2017_IN.leaderboard(),
+        custom_tables=frozenset(WIETING2017.get("tables", {})),
+    )
+)
 
 
 wildcard_constraints:

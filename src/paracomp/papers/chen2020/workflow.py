@@ -92,7 +92,7 @@ class Inputs:
 
     @staticmethod
     def data(name: str) -> str:
-        """RUN_DATA: every run trains on the training subset."""
+        """Registration.run_data: every run trains on the training subset."""
         return TRAIN
 
     @staticmethod
