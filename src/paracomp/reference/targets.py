@@ -41,8 +41,10 @@ def read(root: Path, configfiles: Sequence[str] = ()) -> list[Rule]:
 
 
 def _load(configfiles: Sequence[str]) -> list[dict[str, object]]:
-    """The rules of ``./Snakefile``, loaded in this process."""
+    """The rules of ``./Snakefile``, loaded in this process (output patterns without their
+    wildcard constraints)."""
     from snakemake.api import SnakemakeApi
+    from snakemake.io import strip_wildcard_constraints
     from snakemake.settings.types import (
         ConfigSettings,
         OutputSettings,
@@ -63,7 +65,10 @@ def _load(configfiles: Sequence[str]) -> list[dict[str, object]]:
             {
                 "name": rule.name,
                 "target": not rule.output,
-                "files": [str(f) for f in (rule.input if not rule.output else rule.output)],
+                "files": [
+                    strip_wildcard_constraints(str(f))
+                    for f in (rule.input if not rule.output else rule.output)
+                ],
             }
             for rule in workflow.rules
         ]
