@@ -157,7 +157,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = cmds.add_parser("scores", help="every sentence's specificity under one model")
     p.add_argument(
-        "--kind", required=True, help="what scores the sentences: a model run or a baseline"
+        "--kind",
+        required=True,
+        help="the scorer: run, run_sum, or a baseline (majority, length, word frequency, vectors)",
     )
     p.add_argument("--sentences", required=True, help="the specificity sentences")
     p.add_argument("--run", help="run folder (kinds run, run_sum)")
@@ -199,7 +201,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--runs", nargs=2, required=True, metavar="MODEL=RUN", help="wordsum=, wlo=")
     p.add_argument("--pairs", required=True, help="the training pairs (their side-1 sentences)")
     p.add_argument("--params", required=True, help="sentences, lengths, k, seed")
-    p.add_argument("--corpus", required=True, help="the runs' folders")
+    p.add_argument("--corpus", required=True, help="the training corpus, for the notes")
     p.add_argument(
         "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
     )

@@ -55,7 +55,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "kind",
         choices=["training", "undertrained", "filtering"],
-        help="which statistics: Table 2's training sets, Table 4's undertrained words, Table 5's filtering",
+        help="Table 2's training sets, the undertrained words, or Table 5's filtering",
     )
     p.add_argument(
         "--condition",

@@ -407,7 +407,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = cmds.add_parser("gate-table", help="build a gate table (9, 10, 11)")
     p.add_argument("table", choices=["table9", "table10", "table11"], help="the table's name")
     p.add_argument("--tokens", required=True, help="the gate norms per token (`gates`' output)")
-    p.add_argument("--record", required=True, help="the selected point's record")
+    p.add_argument(
+        "--record", required=True, help="the gates' record of the selected point (`gates --record`)"
+    )
     p.add_argument("--setting", required=True, help="the analysis setting (JSON)")
     p.add_argument(
         "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
