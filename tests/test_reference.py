@@ -124,3 +124,26 @@ def test_targets_are_read_from_the_snakefile() -> None:
     assert "results/eval/{model}/sts.csv" in made["evaluate"]
     page = targets.markdown({"the default": rules})
     assert "### `elgohary2016`" in page and "| `evaluate` |" in page
+
+
+def test_readme_is_a_front_door_and_its_pages_link_within_the_site() -> None:
+    readme = (REPO / "README.md").read_text()
+    assert len(readme.splitlines()) <= 300
+    for source in ["README.md", *(site.paper_readme(paper) for paper in PAPERS)]:
+        for _, link, _, _ in pages.LINK.findall((REPO / source).read_text()):
+            if "://" not in link:
+                assert (REPO / source).parent.joinpath(link).exists(), f"{source}: {link}"
+    out = site.readme_pages(REPO, REPO / "docs")
+    assert set(out) == {"index.md"} | {f"papers/{paper}.md" for paper in PAPERS}
+    for paper in PAPERS:
+        assert f"(src/paracomp/papers/{paper}/README.md)" in readme
+        assert f"(papers/{paper}.md)" in out["index.md"]
+    for page, text in out.items():
+        for target in pages.LINK.findall(text):
+            link = target[1]
+            if "://" in link:
+                continue
+            resolved = (REPO / "docs" / Path(page).parent / link).resolve()
+            assert resolved.is_file() or resolved.relative_to(REPO / "docs").as_posix() in out, (
+                f"{page}: {link}"
+            )

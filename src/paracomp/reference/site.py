@@ -40,25 +40,26 @@ def schema_files() -> dict[str, tuple[str, str]]:
 def generated(root: Path, docs: Path) -> dict[str, str]:
     """Every generated page: site path -> markdown. ``docs`` is the site's source folder (its
     markdown files are the pages a README links to)."""
-    links = {
-        f"{docs.relative_to(root).as_posix()}/{p.relative_to(docs).as_posix()}": p.relative_to(
-            docs
-        ).as_posix()
-        for p in docs.rglob("*.md")
-    }
-    links |= {paper_readme(paper): f"papers/{paper}.md" for paper in PAPERS}
-    links["README.md"] = "index.md"
-    out = {
-        "index.md": pages.relink((root / "README.md").read_text(), "README.md", "index.md", links)
-    }
-    for paper in PAPERS:
-        source = paper_readme(paper)
-        text = (root / source).read_text()
-        out[f"papers/{paper}.md"] = pages.relink(text, source, f"papers/{paper}.md", links)
+    out = readme_pages(root, docs)
     out["reference/config.md"] = config_page(root)
     out["reference/cli.md"] = cli_page()
     out["reference/targets.md"] = targets_page(root)
     return out
+
+
+def readme_pages(root: Path, docs: Path) -> dict[str, str]:
+    """The README as the home page and each paper's README as its page, their relative links
+    pointed at the site's pages (``docs``'s markdown files and these)."""
+    links = {
+        (docs / page).relative_to(root).as_posix(): page.as_posix()
+        for page in (p.relative_to(docs) for p in docs.rglob("*.md"))
+    }
+    sources = {"README.md": "index.md"} | {paper_readme(p): f"papers/{p}.md" for p in PAPERS}
+    links |= sources
+    return {
+        page: pages.relink((root / source).read_text(), source, page, links)
+        for source, page in sources.items()
+    }
 
 
 def config_page(root: Path) -> str:
