@@ -143,7 +143,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("select", help="pick the best tuning grid point")
     p.add_argument("--records", nargs="+", required=True, help="the grid points' JSON records")
-    p.add_argument("--out", required=True, help="JSON: the selected point and its record")
+    p.add_argument("--out", required=True, help="JSON: the selected point and every point's record")
     p.set_defaults(func=_select)
 
     p = sub.add_parser("tuning-report", help="every tuning point and the selected one, as CSV")
@@ -154,5 +154,9 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="RUN=JSON",
         help="each run's selection (the output of `paracomp select`)",
     )
-    p.add_argument("--out", required=True, help="the report (CSV; a .md beside it)")
+    p.add_argument(
+        "--out",
+        required=True,
+        help="the report: every point of every run, its tuning r, the selected one (CSV)",
+    )
     p.set_defaults(func=_tuning_report)

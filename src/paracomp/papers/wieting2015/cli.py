@@ -275,7 +275,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = steps.add_parser("sets", help="Annotated-PPDB and ML 2010 as scored phrase pairs")
     p.add_argument("--annotated", help="annotated-ppdb folder")
     p.add_argument("--ml", help="ml2010-bigrams folder")
-    p.add_argument("--out", required=True, help="folder of the scored phrase sets")
+    p.add_argument(
+        "--out", required=True, help="the scored phrase sets, dev and test (one parquet artefact)"
+    )
     p.set_defaults(func=_sets)
 
     p = steps.add_parser("word-scores", help="SimLex-999, WS-353 sim/rel of a word run")
@@ -323,7 +325,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = steps.add_parser("phrase-scores", help="cosines of a model on the phrase sets")
     p.add_argument("--run", help="a trained pair run (composer.pt, embeddings.parquet)")
     p.add_argument("--embeddings", help="vectors composed by addition")
-    p.add_argument("--sets", required=True, help="folder of the scored phrase sets (`sets --out`)")
+    p.add_argument("--sets", required=True, help="the scored phrase sets (`sets --out`)")
     p.add_argument("--out", required=True, help="the model's cosines per pair (parquet)")
     p.add_argument("--dev", choices=["phrases", "jn", "nn", "vn"], help="the run's dev set")
     p.add_argument(
