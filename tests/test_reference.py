@@ -106,6 +106,12 @@ def test_relink_points_links_at_pages_or_names_the_file() -> None:
     )
 
 
+def test_cell_escapes_tags_and_pipes_outside_code() -> None:
+    assert (
+        pages.cell("a <dir>/x & y\n `<name>|z` | w") == "a &lt;dir&gt;/x &amp; y `<name>\\|z` \\| w"
+    )
+
+
 def test_config_page_lists_every_key_of_every_schema() -> None:
     text = site.config_page(REPO)
     for path, (_, prefix) in site.schema_files().items():

@@ -6,6 +6,8 @@ import argparse
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from paracomp.reference.pages import cell
+
 
 @dataclass(frozen=True)
 class Option:
@@ -80,18 +82,14 @@ def markdown(found: list[Command]) -> str:
     out = []
     for command in found:
         depth = min(command.path.count(" ") + 2, 4)
-        out += [f"{'#' * depth} `{command.path}`", "", command.help, ""]
+        out += [f"{'#' * depth} `{command.path}`", "", cell(command.help), ""]
         out += ["```text", command.usage, "```", ""]
         if command.options:
             out += ["| argument | required | what |", "|---|---|---|"]
             out += [
-                f"| `{_cell(option.names)}` | {'yes' if option.required else ''} | "
-                f"{_cell(option.help)} |"
+                f"| {cell(f'`{option.names}`')} | {'yes' if option.required else ''} | "
+                f"{cell(option.help)} |"
                 for option in command.options
             ]
             out.append("")
     return "\n".join(out)
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|")

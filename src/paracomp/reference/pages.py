@@ -4,6 +4,7 @@ the page's place in the site."""
 
 from __future__ import annotations
 
+import html
 import posixpath
 import re
 from collections.abc import Mapping
@@ -45,3 +46,11 @@ def _code_links(text: str) -> str:
         return f"{label} (`{path}`)"
 
     return re.sub(r"\[([^\]]*)\]\(\0code:([^)]*)\)", replace, text)
+
+
+def cell(text: str) -> str:
+    """``text`` as one cell of a markdown table: on one line, ``|`` escaped, and outside code
+    spans ``<``, ``>`` and ``&`` as entities (``<dataset>`` would be read as an HTML tag)."""
+    parts = " ".join(text.split()).split("`")
+    parts[::2] = [html.escape(part, quote=False) for part in parts[::2]]
+    return "`".join(parts).replace("|", "\\|")

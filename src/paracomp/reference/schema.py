@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paracomp.reference.pages import cell
 from paracomp.yamltext import safe_load
 
 
@@ -136,9 +137,5 @@ def markdown(found: list[Key], links: Mapping[str, str] | None = None) -> str:
             f"`{key.default}`" if key.default else "",
             key.description,
         )
-        rows.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        rows.append("| " + " | ".join(cell(c) for c in cells) + " |")
     return "\n".join(rows) + "\n"
-
-
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
