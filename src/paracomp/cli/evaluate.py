@@ -47,11 +47,38 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--sts", nargs="*", default=[], help="sentence-pair set parquet files")
     p.add_argument("--wordsim", nargs="*", default=[], help="word-pair set parquet files")
-    p.add_argument("--split", nargs="*", default=[], metavar="SET=SPLIT")
-    p.add_argument("--unavailable", nargs="*", default=[], metavar="SET=REASON")
-    p.add_argument("--tokenizer", required=True, choices=["moses", "whitespace"])
-    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, required=True)
-    p.add_argument("--oov", required=True, choices=["skip", "unk", "drop"])
+    p.add_argument(
+        "--split",
+        nargs="*",
+        default=[],
+        metavar="SET=SPLIT",
+        help="the split evaluated per set (others: all pairs)",
+    )
+    p.add_argument(
+        "--unavailable",
+        nargs="*",
+        default=[],
+        metavar="SET=REASON",
+        help="a configured set that cannot be scored, and why",
+    )
+    p.add_argument(
+        "--tokenizer",
+        required=True,
+        choices=["moses", "whitespace"],
+        help="the tokeniser (config evaluation.tokenizer)",
+    )
+    p.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        required=True,
+        help="lowercase sentences before looking words up",
+    )
+    p.add_argument(
+        "--oov",
+        required=True,
+        choices=["skip", "unk", "drop"],
+        help="unknown words: skip the word, a zero UNK vector, or drop the pair",
+    )
     p.add_argument(
         "--out",
         required=True,

@@ -55,12 +55,18 @@ def _leaderboard(args: argparse.Namespace) -> None:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("table", help="build a paper table, its compare file and markdown")
-    p.add_argument("paper")
-    p.add_argument("table")
+    p.add_argument("paper", help="the paper's key")
+    p.add_argument("table", help="the table's name (table3, …)")
     p.add_argument(
         "--spec", required=True, help="the table's config entry as JSON (columns, aggregation)"
     )
-    p.add_argument("--eval", nargs="*", default=[], metavar="MODEL=DIR")
+    p.add_argument(
+        "--eval",
+        nargs="*",
+        default=[],
+        metavar="MODEL=DIR",
+        help="each model's evaluation folder (results/eval/<model>)",
+    )
     p.add_argument("--stats", help="statistics JSON for columns with `stat`")
     p.add_argument(
         "--out", required=True, help="table CSV; .compare.csv and .md are written beside"
@@ -68,14 +74,26 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_table)
     p = sub.add_parser("findings", help="a paper's claims checked on its tables' compare files")
     p.add_argument("--claims", required=True, help="the paper's findings.yaml")
-    p.add_argument("--compare", nargs="*", default=[], metavar="TABLE=COMPARE_CSV")
+    p.add_argument(
+        "--compare",
+        nargs="*",
+        default=[],
+        metavar="TABLE=COMPARE_CSV",
+        help="each table's compare file",
+    )
     p.add_argument("--title", required=True, help="the markdown's title (the paper)")
     p.add_argument("--out", required=True, help="findings CSV")
     p.add_argument("--markdown", required=True, help="findings markdown")
     p.set_defaults(func=_findings)
     p = sub.add_parser("overview", help="a paper's tables against print, and its findings")
-    p.add_argument("paper")
-    p.add_argument("--compare", nargs="*", default=[], metavar="TABLE=COMPARE_CSV")
+    p.add_argument("paper", help="the paper's key")
+    p.add_argument(
+        "--compare",
+        nargs="*",
+        default=[],
+        metavar="TABLE=COMPARE_CSV",
+        help="each table's compare file",
+    )
     p.add_argument("--findings", required=True, help="the paper's findings.csv")
     p.add_argument("--out", required=True, help="overview CSV (one row per table)")
     p.add_argument("--markdown", required=True, help="overview markdown")

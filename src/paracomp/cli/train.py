@@ -91,8 +91,8 @@ def _tuning_report(args: argparse.Namespace) -> None:
 def _tuning_arguments(p: argparse.ArgumentParser) -> None:
     """The tuning set scoring a run, and the run's threads and device."""
     p.add_argument("--tune-set", help="sentence-pair set parquet scoring the run")
-    p.add_argument("--tune-subset")
-    p.add_argument("--tune-split")
+    p.add_argument("--tune-subset", help="subset of the tuning set")
+    p.add_argument("--tune-split", help="split of the tuning set")
     p.add_argument("--tokenizer", choices=["moses", "whitespace"], help="of the tuning set")
     p.add_argument(
         "--lowercase",
@@ -100,8 +100,8 @@ def _tuning_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="lowercase the tuning set",
     )
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--threads", type=int, default=1, help="torch and numba threads")
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device to train on")
 
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
@@ -138,15 +138,25 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--vocab", required=True, help="vocabulary parquet (row i = token id i)")
     p.add_argument("--embeddings", required=True, help="pretrained embeddings parquet")
     p.add_argument("--seed", type=int, required=True, help="seed of the uniform(-1, 1) other rows")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the initial rows' embeddings artefact")
     p.set_defaults(func=_initial_rows)
 
     p = sub.add_parser("select", help="pick the best tuning grid point")
-    p.add_argument("--records", nargs="+", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--records", nargs="+", required=True, help="the grid points' JSON records")
+    p.add_argument("--out", required=True, help="JSON: the selected point and every point's record")
     p.set_defaults(func=_select)
 
     p = sub.add_parser("tuning-report", help="every tuning point and the selected one, as CSV")
-    p.add_argument("--selected", nargs="+", required=True, metavar="RUN=JSON")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--selected",
+        nargs="+",
+        required=True,
+        metavar="RUN=JSON",
+        help="each run's selection (the output of `paracomp select`)",
+    )
+    p.add_argument(
+        "--out",
+        required=True,
+        help="the report: every point of every run, its tuning r, the selected one (CSV)",
+    )
     p.set_defaults(func=_tuning_report)

@@ -104,8 +104,18 @@ def _sentence_lists(args: argparse.Namespace) -> None:
 
 
 def _tokenizer_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
-    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument(
+        "--tokenizer",
+        default="moses",
+        choices=["moses", "whitespace"],
+        help="the tokeniser (config evaluation.tokenizer)",
+    )
+    p.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lowercase sentences before looking words up",
+    )
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -114,58 +124,85 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = cmds.add_parser("paranmt-pairs", help="ParaNMT-50M's 5M processed pairs as an artefact")
     p.add_argument("--input", required=True, help="fetched paranmt-5m folder")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the training pairs (parquet)")
     p.set_defaults(func=_paranmt)
 
     p = cmds.add_parser("subsets", help="the training and tuning subsets of the corpus")
-    p.add_argument("--input", required=True)
+    p.add_argument("--input", required=True, help="the training pairs")
     p.add_argument("--params", required=True, help="max_tokens, train_pairs, tuning_pairs, seed")
-    p.add_argument("--out", required=True)
-    p.add_argument("--tuning", required=True)
+    p.add_argument("--out", required=True, help="the seeded training subset (parquet)")
+    p.add_argument("--tuning", required=True, help="the seeded tuning subset (parquet)")
     p.set_defaults(func=_subsets)
 
     p = cmds.add_parser("sentences", help="the specificity and SNLI sentences, tokenised")
     p.add_argument("--news", help="fetched specificity-news-speciteller folder")
     p.add_argument("--ko", help="fetched specificity-ko2019 folder")
     p.add_argument("--snli", help="fetched snli folder")
-    p.add_argument("--unavailable", nargs="*", default=[], metavar="DATASET=REASON")
-    p.add_argument("--news-train", default="without-test", choices=["without-test", "all"])
+    p.add_argument(
+        "--unavailable",
+        nargs="*",
+        default=[],
+        metavar="DATASET=REASON",
+        help="a dataset that is missing, and why",
+    )
+    p.add_argument(
+        "--news-train",
+        default="without-test",
+        choices=["without-test", "all"],
+        help="the News threshold's tuning sentences: without the test sentences, or all",
+    )
     _tokenizer_args(p)
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the specificity sentences (parquet)")
     p.set_defaults(func=_sentences)
 
     p = cmds.add_parser("scores", help="every sentence's specificity under one model")
-    p.add_argument("--kind", required=True)
-    p.add_argument("--sentences", required=True)
+    p.add_argument(
+        "--kind",
+        required=True,
+        help="the scorer: run, run_sum, or a baseline (majority, length, word frequency, vectors)",
+    )
+    p.add_argument("--sentences", required=True, help="the specificity sentences")
     p.add_argument("--run", help="run folder (kinds run, run_sum)")
     p.add_argument("--pairs", help="training pairs (word frequencies)")
     p.add_argument("--vectors", help="embeddings artefact (vectors_sum, vectors_avg)")
     p.add_argument("--sts", help="STS Benchmark set artefact (runs: Table 8)")
     _tokenizer_args(p)
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", required=True)
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--out", required=True, help="the sentences' scores (parquet)")
     p.set_defaults(func=_scores)
 
     p = cmds.add_parser("table", help="Table 1, 2, 3, 4, 7 or 8 from the scores")
-    p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7", "table8"])
-    p.add_argument("--sentences", required=True)
-    p.add_argument("--scores", nargs="*", default=[], metavar="MODEL=PARQUET")
+    p.add_argument(
+        "table",
+        choices=["table1", "table2", "table3", "table4", "table7", "table8"],
+        help="the table's name",
+    )
+    p.add_argument("--sentences", required=True, help="the specificity sentences")
+    p.add_argument(
+        "--scores", nargs="*", default=[], metavar="MODEL=PARQUET", help="each model's scores"
+    )
     p.add_argument("--setting", required=True, help="the training setting as JSON (notes)")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_table)
 
     p = cmds.add_parser("word-lists", help="Table 5: a WLO run's top-k word lists")
-    p.add_argument("--run", required=True)
-    p.add_argument("--pairs", required=True)
+    p.add_argument("--run", required=True, help="the WLO run's folder")
+    p.add_argument("--pairs", required=True, help="its training pairs (word counts)")
     p.add_argument("--params", required=True, help="min_count, k, quantile")
     p.add_argument("--corpus", required=True, help="the training corpus, for the notes")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_words)
 
     p = cmds.add_parser("sentence-lists", help="Table 6: most specific and general sentences")
     p.add_argument("--runs", nargs=2, required=True, metavar="MODEL=RUN", help="wordsum=, wlo=")
-    p.add_argument("--pairs", required=True)
+    p.add_argument("--pairs", required=True, help="the training pairs (their side-1 sentences)")
     p.add_argument("--params", required=True, help="sentences, lengths, k, seed")
-    p.add_argument("--corpus", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--corpus", required=True, help="the training corpus, for the notes")
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_sentence_lists)

@@ -52,18 +52,51 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = steps.add_parser(
         "stats", help="training-set statistics: sizes and lengths, undertrained words, filtering"
     )
-    p.add_argument("kind", choices=["training", "undertrained", "filtering"])
-    p.add_argument("--condition", nargs="*", default=[], metavar="NAME=PARQUET")
-    p.add_argument("--filtered", nargs="*", default=[], metavar="NAME=PARQUET")
-    p.add_argument("--eval", nargs="*", default=[], metavar="NAME=DIR")
-    p.add_argument("--filtered-eval", nargs="*", default=[], metavar="NAME=DIR")
+    p.add_argument(
+        "kind",
+        choices=["training", "undertrained", "filtering"],
+        help="Table 2's training sets, the undertrained words, or Table 5's filtering",
+    )
+    p.add_argument(
+        "--condition",
+        nargs="*",
+        default=[],
+        metavar="NAME=PARQUET",
+        help="each training condition's pairs",
+    )
+    p.add_argument(
+        "--filtered",
+        nargs="*",
+        default=[],
+        metavar="NAME=PARQUET",
+        help="each filtered condition's pairs (Table 5)",
+    )
+    p.add_argument(
+        "--eval",
+        nargs="*",
+        default=[],
+        metavar="NAME=DIR",
+        help="each condition's model evaluation folder",
+    )
+    p.add_argument(
+        "--filtered-eval",
+        nargs="*",
+        default=[],
+        metavar="NAME=DIR",
+        help="each filtered condition's model evaluation folder",
+    )
     p.add_argument("--unavailable", help="write empty cells with this reason")
     p.add_argument("--set", nargs="*", default=[], metavar="SET=PARQUET", help="test sets")
-    p.add_argument("--table", default="table4")
-    p.add_argument("--threshold", type=int, default=100)
+    p.add_argument("--table", default="table4", help="the table the statistics are for")
+    p.add_argument(
+        "--threshold",
+        type=int,
+        default=100,
+        help="training count below which a word is undertrained",
+    )
     p.add_argument("--tokenizer", choices=["moses", "whitespace"], help="(undertrained)")
     p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, help="(undertrained)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the statistics file (CSV)")
     p.set_defaults(func=_stats)
 
     p = steps.add_parser("plot", help="plot Table 6 (score against training size)")

@@ -67,29 +67,62 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     steps = parent.add_subparsers(dest="step", required=True)
 
     p = steps.add_parser("data", help="train/test pairs, vocabulary and targets of a split")
-    p.add_argument("split", choices=["released", "grouped"])
+    p.add_argument(
+        "split",
+        choices=["released", "grouped"],
+        help="the released train/test split, or one grouped by lemma",
+    )
     p.add_argument("--wordnet", required=True, help="NLTK data folder with WordNet 3.0")
     p.add_argument("--released", help="compvec-wordnet folder (released split)")
-    p.add_argument("--seed", type=int, required=True)
-    p.add_argument("--test-fraction", type=float, required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--seed", type=int, required=True, help="seed of the grouped split")
+    p.add_argument(
+        "--test-fraction", type=float, required=True, help="share of the lemmas held out"
+    )
+    p.add_argument(
+        "--out", required=True, help="folder of the split's pairs, vocabulary and targets"
+    )
     p.set_defaults(func=_data)
 
     p = steps.add_parser("evaluate", help="every Table 1 measure of a run")
-    p.add_argument("--run", required=True)
+    p.add_argument("--run", required=True, help="the trained run's folder")
     p.add_argument("--data", required=True, help="the split's dataset folder")
     p.add_argument("--pretrained", required=True, help="original vectors (SentEval fallback)")
-    p.add_argument("--set", nargs="*", default=[], metavar="SET=PARQUET")
-    p.add_argument("--unavailable", nargs="*", default=[], metavar="SET=REASON")
-    p.add_argument("--candidates", required=True, choices=["all", "test"])
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--set",
+        nargs="*",
+        default=[],
+        metavar="SET=PARQUET",
+        help="each evaluation set's parquet artefact",
+    )
+    p.add_argument(
+        "--unavailable",
+        nargs="*",
+        default=[],
+        metavar="SET=REASON",
+        help="a set that cannot be scored, and why",
+    )
+    p.add_argument(
+        "--candidates",
+        required=True,
+        choices=["all", "test"],
+        help="rank each definition's lemma among all targets or the test targets only",
+    )
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--out", required=True, help="JSON: the run's scores")
     p.set_defaults(func=_evaluate)
 
     p = steps.add_parser("table", help="Table 1, its compare file and the candidate-set check")
     p.add_argument("--columns", required=True, help="the table's columns from config, as JSON")
-    p.add_argument("--runs", nargs="*", default=[], metavar="GROUP=DIR")
+    p.add_argument(
+        "--runs",
+        nargs="*",
+        default=[],
+        metavar="GROUP=DIR",
+        help="each column group's evaluation folder",
+    )
     p.add_argument("--compositions", nargs="*", default=[], help="the rows' compositions run")
     p.add_argument("--method", default="", help="how the cells were computed, for the markdown")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_table)

@@ -245,11 +245,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--embeddings", required=True, help="embeddings artefact")
     p.add_argument("--size", type=int, required=True, help="words kept (by frequency)")
     p.add_argument("--dim", type=int, required=True, help="PCA to this dimension if below")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the initial vectors' embeddings artefact")
     p.set_defaults(func=_init)
 
     p = steps.add_parser("lexical", help="lexical training pairs, constraint lists, counts")
-    p.add_argument("--source", required=True, choices=["ppdb-xl-lexicon", "ppdb-1.0-xl-lexical"])
+    p.add_argument(
+        "--source",
+        required=True,
+        choices=["ppdb-xl-lexicon", "ppdb-1.0-xl-lexical"],
+        help="the lexical pairs' source (config papers.wieting2015.lexical)",
+    )
     p.add_argument("--folder", required=True, help="the fetched source folder")
     p.add_argument("--init", required=True, help="initial vectors (their words: the vocabulary)")
     p.add_argument("--wordnet", required=True, help="NLTK data folder with WordNet 3.0")
@@ -257,76 +262,112 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_lexical)
 
     p = steps.add_parser("pairs", help="phrase or bigram training pairs")
-    p.add_argument("data", choices=["phrases", "jn", "nn", "vn"])
-    p.add_argument("--folder", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "data",
+        choices=["phrases", "jn", "nn", "vn"],
+        help="PPDB phrases, or the ML 2010 bigram kind (adjective-noun, noun-noun, verb-noun)",
+    )
+    p.add_argument("--folder", required=True, help="the fetched source folder")
+    p.add_argument("--out", required=True, help="the training pairs (parquet)")
     p.add_argument("--counts", required=True, help="JSON: our count and the paper's")
     p.set_defaults(func=_pairs)
 
     p = steps.add_parser("sets", help="Annotated-PPDB and ML 2010 as scored phrase pairs")
     p.add_argument("--annotated", help="annotated-ppdb folder")
     p.add_argument("--ml", help="ml2010-bigrams folder")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the scored phrase sets, dev and test (one parquet artefact)"
+    )
     p.set_defaults(func=_sets)
 
     p = steps.add_parser("word-scores", help="SimLex-999, WS-353 sim/rel of a word run")
-    p.add_argument("--embeddings", required=True)
-    p.add_argument("--set", nargs="+", required=True, metavar="SET=PARQUET")
+    p.add_argument("--embeddings", required=True, help="the run's word vectors")
+    p.add_argument(
+        "--set",
+        nargs="+",
+        required=True,
+        metavar="SET=PARQUET",
+        help="each word-similarity set's parquet artefact",
+    )
     p.add_argument("--record", required=True, help="the run's training record (its point)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="JSON: the run's scores")
     p.set_defaults(func=_word_scores)
 
     p = steps.add_parser("select", help="the grid point with the best criterion")
-    p.add_argument("--records", nargs="+", required=True)
-    p.add_argument("--criterion", required=True, choices=["ws", "simlex", "dev"])
-    p.add_argument("--out", required=True)
+    p.add_argument("--records", nargs="+", required=True, help="the grid points' score records")
+    p.add_argument(
+        "--criterion",
+        required=True,
+        choices=["ws", "simlex", "dev"],
+        help="WS-353, SimLex-999 or the development set's ρ",
+    )
+    p.add_argument("--out", required=True, help="JSON: the selected point's record")
     p.add_argument(
         "--run-out", help="copy the selected point's run (the folder of its record) here"
     )
     p.set_defaults(func=_select)
 
     p = steps.add_parser("paragram", help="the selected PARAGRAM vectors as an artefact")
-    p.add_argument("--selected", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--selected", required=True, help="the selected point's record (`select --out`)")
+    p.add_argument("--out", required=True, help="the PARAGRAM embeddings artefact")
     p.set_defaults(func=_paragram)
 
     p = steps.add_parser(
         "widen", help="PARAGRAM rows over their source's whole vocabulary (PARAGRAM-SL999's way)"
     )
-    p.add_argument("--paragram", required=True)
+    p.add_argument("--paragram", required=True, help="the PARAGRAM embeddings artefact")
     p.add_argument("--source", required=True, help="the initial vectors' source embeddings")
     p.add_argument("--size", type=int, required=True, help="init: its most frequent words")
     p.add_argument("--dim", type=int, help="init: its PCA dimension, if any")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the widened embeddings artefact")
     p.set_defaults(func=_widen)
 
     p = steps.add_parser("phrase-scores", help="cosines of a model on the phrase sets")
     p.add_argument("--run", help="a trained pair run (composer.pt, embeddings.parquet)")
     p.add_argument("--embeddings", help="vectors composed by addition")
-    p.add_argument("--sets", required=True)
-    p.add_argument("--out", required=True)
+    p.add_argument("--sets", required=True, help="the scored phrase sets (`sets --out`)")
+    p.add_argument("--out", required=True, help="the model's cosines per pair (parquet)")
     p.add_argument("--dev", choices=["phrases", "jn", "nn", "vn"], help="the run's dev set")
-    p.add_argument("--ml", choices=["ratings", "mean"], default="ratings")
+    p.add_argument(
+        "--ml",
+        choices=["ratings", "mean"],
+        default="ratings",
+        help="ML 2010 ρ over every rating, or over each pair's mean",
+    )
     p.add_argument("--train-record", help="the run's training record")
     p.add_argument("--record", help="JSON: the point and its development rho")
     p.set_defaults(func=_phrase_scores)
 
     p = steps.add_parser("sst", help="the static CNN of Table 4 on binary SST")
-    p.add_argument("--vectors", required=True)
+    p.add_argument("--vectors", required=True, help="the word vectors the CNN reads")
     p.add_argument("--folder", required=True, help="sst-binary folder")
     p.add_argument("--settings", required=True, help="JSON: the CNN's settings")
-    p.add_argument("--threads", type=int, default=1)
-    p.add_argument("--out", required=True)
+    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument("--out", required=True, help="JSON: the CNN's accuracies")
     p.set_defaults(func=_sst)
 
     p = steps.add_parser("table", help="a table, its compare file and markdown")
-    p.add_argument("table", choices=[f"table{n}" for n in range(1, 10)])
-    for name in ("words", "sst", "rnn", "scores", "pairs"):
-        p.add_argument(f"--{name}", nargs="+")
-    for name in ("init", "simlex", "counts", "lexical", "wordnet"):
-        p.add_argument(f"--{name}")
+    p.add_argument("table", choices=[f"table{n}" for n in range(1, 10)], help="the table's name")
+    for name, text in {
+        "words": "the word runs' selected records (Table 3)",
+        "sst": "the CNN's accuracies per vectors (Table 4)",
+        "rnn": "the RNN runs' selected records",
+        "scores": "the initial and PARAGRAM vectors' phrase scores",
+        "pairs": "the training pairs' counts",
+    }.items():
+        p.add_argument(f"--{name}", nargs="+", help=text)
+    for name, text in {
+        "init": "the initial vectors",
+        "simlex": "the SimLex-999 set",
+        "counts": "the lexical pairs' counts",
+        "lexical": "the lexical training pairs",
+        "wordnet": "NLTK data folder with WordNet 3.0",
+    }.items():
+        p.add_argument(f"--{name}", help=text)
     p.add_argument("--unavailable", action="append", help="why the table's data is missing")
     p.add_argument("--spec", required=True, help="the table's config entry, as JSON")
     p.add_argument("--setting", required=True, help="the paper block's settings, as JSON")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_table)

@@ -235,15 +235,32 @@ def _gate_table(args: argparse.Namespace) -> None:
 
 
 def _tokenizer_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--tokenizer", default="moses", choices=["moses", "whitespace"])
-    p.add_argument("--lowercase", action=argparse.BooleanOptionalAction, default=True)
+    p.add_argument(
+        "--tokenizer",
+        default="moses",
+        choices=["moses", "whitespace"],
+        help="the tokeniser (config evaluation.tokenizer)",
+    )
+    p.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="lowercase sentences before looking words up",
+    )
 
 
 def _scoring_args(p: argparse.ArgumentParser) -> None:
     """The sets a model is scored on (:func:`_scoring`)."""
-    p.add_argument("--set", nargs="*", metavar="NAME=PATH")
-    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT")
-    p.add_argument("--unavailable", nargs="*", metavar="NAME=REASON")
+    p.add_argument(
+        "--set", nargs="*", metavar="NAME=PATH", help="each evaluation set's parquet artefact"
+    )
+    p.add_argument("--split", nargs="*", metavar="NAME=SPLIT", help="the split evaluated per set")
+    p.add_argument(
+        "--unavailable",
+        nargs="*",
+        metavar="NAME=REASON",
+        help="a set that cannot be scored, and why",
+    )
     _tokenizer_args(p)
 
 
@@ -254,27 +271,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p = cmds.add_parser("sentences", help="the sentential training pairs")
     p.add_argument("--input", required=True, help="corpus artefact (bible) or simpwiki folder")
     p.add_argument("--params", required=True, help="corpus, max_tokens, pairs, seed (JSON)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the sentence pairs (parquet)")
     p.set_defaults(func=_sentences)
 
     p = cmds.add_parser("ppdb", help="PPDB pairs sampled to the sentence pairs' token count")
     p.add_argument("--ppdb", nargs="+", required=True, help="fetched PPDB dataset folders")
     p.add_argument("--sentences", required=True, help="the sentential training pairs")
     p.add_argument("--params", required=True, help="seed (JSON)")
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the PPDB pairs (parquet)")
     p.set_defaults(func=_ppdb)
 
     p = cmds.add_parser("init", help="initial vectors of the words of the pairs and sets")
-    p.add_argument("--embeddings", required=True)
-    p.add_argument("--pairs", nargs="+", required=True)
+    p.add_argument("--embeddings", required=True, help="the initial vectors' source embeddings")
+    p.add_argument(
+        "--pairs", nargs="+", required=True, help="the training pairs whose words are kept"
+    )
     p.add_argument("--sets", nargs="*", help="parsed evaluation sets")
     _tokenizer_args(p)
-    p.add_argument("--out", required=True)
+    p.add_argument("--out", required=True, help="the initial vectors' embeddings artefact")
     p.set_defaults(func=_init)
 
     p = cmds.add_parser("transfer", help="score one trained grid point on the transfer sets")
     p.add_argument("--run", required=True, help="the trained run folder")
-    p.add_argument("--run-name", required=True)
+    p.add_argument(
+        "--run-name",
+        required=True,
+        help="the transfer run's name (config papers.wieting2017.transfer)",
+    )
     p.add_argument("--index", type=int, required=True, help="the grid point's index")
     p.add_argument("--train-record", required=True, help="the training record JSON")
     _scoring_args(p)
@@ -288,28 +311,34 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_initial)
 
     p = cmds.add_parser("supervised", help="one supervised grid point (STS or SICK)")
-    p.add_argument("--task", required=True, choices=["sts", "sick"])
+    p.add_argument("--task", required=True, choices=["sts", "sick"], help="STS or SICK")
     p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="parsed STS / SICK sets")
     p.add_argument("--model", required=True, help="composer")
     p.add_argument("--params", required=True, help="the run's settings (JSON)")
     p.add_argument("--point", required=True, help="the grid point (JSON)")
     p.add_argument("--init", help="initial word vectors (not universal)")
     p.add_argument("--universal", nargs="*", metavar="RUN=FOLDER", help="transfer points")
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
+    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device to train on")
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--allow-cpu-fallback", action="store_true", help="CPU when CUDA is absent")
-    p.add_argument("--run-name", required=True)
-    p.add_argument("--index", type=int, required=True)
+    p.add_argument(
+        "--run-name",
+        required=True,
+        help="the supervised run's name (config papers.wieting2017.supervised.runs)",
+    )
+    p.add_argument("--index", type=int, required=True, help="the grid point's index")
     _tokenizer_args(p)
     p.add_argument("--out", required=True, help="record JSON")
     p.add_argument("--encoder-out", type=Path, help="run folder of the selected epoch's encoder")
     p.set_defaults(func=_supervised)
 
     p = cmds.add_parser("supervised-table", help="build a supervised table (5, 6, 8)")
-    p.add_argument("table", choices=["table5", "table6", "table8"])
-    p.add_argument("--records", nargs="*", metavar="RUN=JSON")
+    p.add_argument("table", choices=["table5", "table6", "table8"], help="the table's name")
+    p.add_argument("--records", nargs="*", metavar="RUN=JSON", help="each run's selected record")
     p.add_argument("--setting", required=True, help="the training setting (JSON)")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_supervised_table)
 
     p = cmds.add_parser("parse", help="tag and parse the gate analysis's sentences (spaCy)")
@@ -326,16 +355,38 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_parse)
 
     p = cmds.add_parser("gates", help="the selected GRAN's gate L1 norm at every parsed token")
-    p.add_argument("--parsed", required=True)
-    p.add_argument("--points", nargs="+", required=True, metavar="RUN=FOLDER")
-    p.add_argument("--selection", default="oracle", choices=["oracle", "sts2016"])
+    p.add_argument("--parsed", required=True, help="the tagged and parsed sentences (parquet)")
+    p.add_argument(
+        "--points",
+        nargs="+",
+        required=True,
+        metavar="RUN=FOLDER",
+        help="each run's grid-point folders",
+    )
+    p.add_argument(
+        "--selection",
+        default="oracle",
+        choices=["oracle", "sts2016"],
+        help="the point chosen: Oracle or 2016 STS",
+    )
     p.add_argument("--out", required=True, help="tokens with their norm (parquet)")
     p.add_argument("--record", required=True, help="the selected point and counts (JSON)")
     p.set_defaults(func=_gates)
 
     p = cmds.add_parser("select-point", help="a run folder of the point a selection picks")
-    p.add_argument("--points", nargs="+", required=True, metavar="RUN=FOLDER")
-    p.add_argument("--selection", default="sts2016", choices=["oracle", "sts2016"])
+    p.add_argument(
+        "--points",
+        nargs="+",
+        required=True,
+        metavar="RUN=FOLDER",
+        help="each run's grid-point folders",
+    )
+    p.add_argument(
+        "--selection",
+        default="sts2016",
+        choices=["oracle", "sts2016"],
+        help="the point chosen: Oracle or 2016 STS",
+    )
     p.add_argument("--out", required=True, help="folder: composer, word rows, selected.json")
     p.set_defaults(func=_select_point)
 
@@ -354,18 +405,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_select_supervised)
 
     p = cmds.add_parser("gate-table", help="build a gate table (9, 10, 11)")
-    p.add_argument("table", choices=["table9", "table10", "table11"])
-    p.add_argument("--tokens", required=True)
-    p.add_argument("--record", required=True)
+    p.add_argument("table", choices=["table9", "table10", "table11"], help="the table's name")
+    p.add_argument("--tokens", required=True, help="the gate norms per token (`gates`' output)")
+    p.add_argument(
+        "--record", required=True, help="the gates' record of the selected point (`gates --record`)"
+    )
     p.add_argument("--setting", required=True, help="the analysis setting (JSON)")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_gate_table)
 
     p = cmds.add_parser("table", help="build a transfer table (1, 2, 3, 4, 7)")
-    p.add_argument("table", choices=["table1", "table2", "table3", "table4", "table7"])
-    p.add_argument("--points", nargs="*", metavar="RUN=FOLDER")
+    p.add_argument(
+        "table", choices=["table1", "table2", "table3", "table4", "table7"], help="the table's name"
+    )
+    p.add_argument(
+        "--points", nargs="*", metavar="RUN=FOLDER", help="each run's grid-point folders"
+    )
     p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="sets (Table 7's sentences)")
     p.add_argument("--initial", help="the initial vectors' scores (wieting2017 initial)")
     p.add_argument("--setting", required=True, help="the training setting (JSON)")
-    p.add_argument("--out", required=True)
+    p.add_argument(
+        "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
+    )
     p.set_defaults(func=_table)
