@@ -42,7 +42,11 @@ def _add_toy_paper(repo: Path) -> list[str]:
     marker = '"chen2020")'
     assert text.count(marker) == 1, "the list of papers changed shape: update this test"
     listing.write_text(text.replace(marker, f'"chen2020", "{TOY}")'))
-    return [f"src/paracomp/papers/{TOY}/", f"rules/papers/{TOY}.smk", "src/paracomp/papers/__init__.py"]
+    return [
+        f"src/paracomp/papers/{TOY}/",
+        f"rules/papers/{TOY}.smk",
+        "src/paracomp/papers/__init__.py",
+    ]
 
 
 @pytest.mark.slow
