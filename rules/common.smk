@@ -451,7 +451,8 @@ def tune_params(wildcards) -> str:
     return json.dumps(run_params(wildcards.paper, wildcards.run, epochs))
 
 
-def tune_point(wildcards) -> str:
+def tuning_point_json(wildcards) -> str:
+    """A tuning grid point's settings, as JSON."""
     return json.dumps(grid_of(wildcards.paper, wildcards.run)[int(wildcards.point)])
 
 
@@ -463,7 +464,8 @@ def tuning_args(wildcards) -> str:
     )
 
 
-def point_records(wildcards) -> list[str]:
+def tuning_records(wildcards) -> list[str]:
+    """The records of every tuning grid point of a run."""
     points = range(len(grid_of(wildcards.paper, wildcards.run)))
     return [f"results/{wildcards.paper}/tuning/{wildcards.run}/{p}.json" for p in points]
 
@@ -481,7 +483,7 @@ def stack_points(wildcards) -> str:
     return json.dumps({str(index): points[index] for index in stack})
 
 
-def point_stack(wildcards) -> str:
+def stack_records_of_point(wildcards) -> str:
     """The records folder of the stack that trains a grid point."""
     stacks = stacks_of(wildcards.paper, wildcards.run)
     stack = next(s for s, points in enumerate(stacks) if int(wildcards.point) in points)
@@ -526,26 +528,26 @@ def scored_grid(paper: str) -> ScoredGrid:
 
 
 def scored_runs() -> list[str]:
-    """Every registered paper's scored runs (the rule's wildcard ``prun``)."""
+    """Every registered paper's scored runs (the rule's wildcard ``scored_run``)."""
     grids = REGISTRATIONS.point_grids().values()
     return sorted({run for grid in grids for run in grid.point_runs()})
 
 
 def scored_inputs(wildcards) -> dict:
-    return scored_grid(wildcards.paper).point_inputs(wildcards.prun)
+    return scored_grid(wildcards.paper).point_inputs(wildcards.scored_run)
 
 
 def scored_settings(wildcards) -> str:
-    return json.dumps(scored_grid(wildcards.paper).point_settings(wildcards.prun))
+    return json.dumps(scored_grid(wildcards.paper).point_settings(wildcards.scored_run))
 
 
 def scored_point(wildcards) -> str:
-    grid = scored_grid(wildcards.paper).point_grid(wildcards.prun)
+    grid = scored_grid(wildcards.paper).point_grid(wildcards.scored_run)
     return json.dumps(grid[int(wildcards.point)])
 
 
 def scored_folder(wildcards) -> str:
-    return point_folder(wildcards.paper, wildcards.prun, wildcards.point)
+    return point_folder(wildcards.paper, wildcards.scored_run, wildcards.point)
 
 
 def scored_trainer_args(wildcards, input) -> str:
@@ -557,7 +559,7 @@ def scored_trainer_args(wildcards, input) -> str:
 def scored_command(wildcards) -> str:
     """The paper's command that scores a trained point."""
     grid = scored_grid(wildcards.paper)
-    return grid.point_score(wildcards.prun, int(wildcards.point), scored_folder(wildcards))
+    return grid.point_score(wildcards.scored_run, int(wildcards.point), scored_folder(wildcards))
 
 
 # -- Tables ----------------------------------------------------------------------------------

@@ -10,14 +10,14 @@ rule point:
     input:
         unpack(scored_inputs),
     output:
-        train="results/{paper}/points/{prun}/{point}/train.json",
-        record="results/{paper}/points/{prun}/{point}/record.json",
+        train="results/{paper}/points/{scored_run}/{point}/train.json",
+        record="results/{paper}/points/{scored_run}/{point}/record.json",
     wildcard_constraints:
-        prun="|".join(map(re.escape, scored_runs())) or "none",
+        scored_run="|".join(map(re.escape, scored_runs())) or "none",
     log:
-        "logs/{paper}/points/{prun}/{point}.log",
+        "logs/{paper}/points/{scored_run}/{point}.log",
     benchmark:
-        "benchmarks/snakemake/{paper}/points/{prun}/{point}.tsv"
+        "benchmarks/snakemake/{paper}/points/{scored_run}/{point}.tsv"
     params:
         trainer=scored_trainer_args,
         settings=scored_settings,

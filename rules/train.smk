@@ -18,7 +18,7 @@ rule tune_point:
         "benchmarks/snakemake/tune_point/{paper}/{run}/{point}.tsv"
     params:
         base=tune_params,
-        point=tune_point,
+        point=tuning_point_json,
         tuning=tuning_args,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
@@ -73,7 +73,7 @@ if STACKING:
         wildcard_constraints:
             paper="|".join(STACKING),
         input:
-            point_stack,
+            stack_records_of_point,
         output:
             "results/{paper}/tuning/{run}/{point}.json",
         log:
@@ -89,7 +89,7 @@ if STACKING:
 
 rule select_point:
     input:
-        point_records,
+        tuning_records,
     output:
         "results/{paper}/tuning/{run}.selected.json",
     log:

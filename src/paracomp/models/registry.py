@@ -25,7 +25,7 @@ from paracomp.models.algebraic import (
 from paracomp.models.base import Composer, ComposerFactory
 from paracomp.models.convolutional import ConvComposer
 from paracomp.models.gaussian import GAUSSIAN_COMPOSERS
-from paracomp.models.peephole import W2017_COMPOSERS
+from paracomp.models.peephole import PEEPHOLE_COMPOSERS
 from paracomp.models.recurrent import BiGRUComposer, RecurrentComposer
 from paracomp.models.tree_rnn import TreeRNNComposer
 
@@ -53,7 +53,7 @@ COMPOSERS: dict[str, ComposerFactory] = {
     "cnn3579": partial(ConvComposer, shares={3: 150, 5: 75, 7: 50, 9: 25}),
     **GAUSSIAN_COMPOSERS,
     "tree_rnn": partial(TreeRNNComposer, init="sum", branching="right"),
-    **W2017_COMPOSERS,
+    **PEEPHOLE_COMPOSERS,
 }
 """Composer factories by config name; each takes the output dimension and, optionally, the
 generator to draw the initial parameters from (see :class:`ComposerFactory`). ``tree_rnn``

@@ -1,26 +1,26 @@
 """The inputs and params of wieting2015's rules (rules/papers/wieting2015.smk), from its config
 block. Imports no torch.
 
-Artefacts (``R`` = ``resources/wieting2015``, ``W`` = ``results/wieting2015``):
+Artefacts (``RESOURCES`` = ``resources/wieting2015``, ``RESULTS`` = ``results/wieting2015``):
 
-- ``R/init/d<dim>.parquet``: the initial vectors (the catalogue embeddings' most frequent
+- ``RESOURCES/init/d<dim>.parquet``: the initial vectors (the catalogue embeddings' most frequent
   words and ``<unk>``; PCA to ``dim`` where it is below theirs);
-- ``R/lexical/{pairs,constraints}.parquet``, ``counts.json``: the lexical training pairs;
-- ``R/pairs/<data>.parquet``: phrase (``phrases``) and bigram (``jn``, ``nn``, ``vn``) pairs;
-- ``R/phrase_sets.parquet``: Annotated-PPDB and ML 2010, scored;
-- ``W/points/words-<variant>/<point>/``: one word-training grid point (``ws`` without,
+- ``RESOURCES/lexical/{pairs,constraints}.parquet``, ``counts.json``: the lexical training pairs;
+- ``RESOURCES/pairs/<data>.parquet``: phrase (``phrases``) and bigram (``jn``, ``nn``, ``vn``) pairs;
+- ``RESOURCES/phrase_sets.parquet``: Annotated-PPDB and ML 2010, scored;
+- ``RESULTS/points/words-<variant>/<point>/``: one word-training grid point (``ws`` without,
   ``constraints`` with the constraint lists; a job of the generic rule ``point``), its
   embeddings and ``record.json`` (its scores);
-  ``W/words/<selection>.selected.json`` (``ws``, ``constraints``: by 2·WS-S − WS-R;
+  ``RESULTS/words/<selection>.selected.json`` (``ws``, ``constraints``: by 2·WS-S − WS-R;
   ``paragram``: the ``ws`` points by SimLex-999);
 - ``resources/embeddings/paragram-wieting2015.parquet``: the selected PARAGRAM vectors;
 - ``resources/embeddings/paragram-wieting2015-full.parquet``: the same over every word of the
   initial vectors' source (the offline stand-in for PARAGRAM-SL999);
-- ``W/points/rnn-<data>/<point>/``: one RNN grid point, its phrase scores and ``record.json``;
-  ``W/rnn/<data>.selected.json`` (by the development ρ);
-- ``W/scores/<vectors>.parquet``: vector addition with ``init`` or ``paragram``;
-- ``W/sst/<vectors>.json``: the static CNN with ``d25``, ``d50`` or ``paragram``;
-- ``W/tableN.{csv,compare.csv,md}``.
+- ``RESULTS/points/rnn-<data>/<point>/``: one RNN grid point, its phrase scores and ``record.json``;
+  ``RESULTS/rnn/<data>.selected.json`` (by the development ρ);
+- ``RESULTS/scores/<vectors>.parquet``: vector addition with ``init`` or ``paragram``;
+- ``RESULTS/sst/<vectors>.json``: the static CNN with ``d25``, ``d50`` or ``paragram``;
+- ``RESULTS/tableN.{csv,compare.csv,md}``.
 
 A table whose data no configured source has is still built: its inputs are left out and its
 cells say why (``--unavailable``).
@@ -37,8 +37,8 @@ from typing import Any
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
 
-R = "resources/wieting2015"
-W = "results/wieting2015"
+RESOURCES = "resources/wieting2015"
+RESULTS = "results/wieting2015"
 PARAGRAM = "resources/embeddings/paragram-wieting2015.parquet"
 PARAGRAM_FULL = "resources/embeddings/paragram-wieting2015-full.parquet"
 TABLES = tuple(f"table{n}" for n in range(1, 10))
@@ -50,7 +50,7 @@ SELECTIONS = {
 }
 """A word selection: the variant whose points it ranges over, and its criterion."""
 RNN_DATA = ("phrases", "jn", "nn", "vn")
-PHRASE_SETS = f"{R}/phrase_sets.parquet"
+PHRASE_SETS = f"{RESOURCES}/phrase_sets.parquet"
 PAIR_DATASETS = {"phrases": "ppdb-phrase-train-60k", "bigrams": "ppdb-bigram-train"}
 WORD_SETS = ("simlex999", "ws353-sim", "ws353-rel")
 SST_VECTORS = ("d25", "d50", "paragram")
@@ -124,14 +124,18 @@ class Inputs:
     def point_inputs(self, run: str) -> dict[str, Any]:
         part, which = _part(run)
         if part == "rnn":
-            return {"pairs": f"{R}/pairs/{which}.parquet", "init": PARAGRAM, "sets": PHRASE_SETS}
+            return {
+                "pairs": f"{RESOURCES}/pairs/{which}.parquet",
+                "init": PARAGRAM,
+                "sets": PHRASE_SETS,
+            }
         inputs: dict[str, Any] = {
-            "pairs": f"{R}/lexical/pairs.parquet",
+            "pairs": f"{RESOURCES}/lexical/pairs.parquet",
             "init": self.init,
             "sets": [self.word_sets[s] for s in WORD_SETS],
         }
         if which == "constraints":
-            inputs["constraints"] = f"{R}/lexical/constraints.parquet"
+            inputs["constraints"] = f"{RESOURCES}/lexical/constraints.parquet"
         return inputs
 
     def point_score(self, run: str, point: int, folder: str) -> str:
@@ -175,7 +179,7 @@ class Inputs:
 
     @property
     def init(self) -> str:
-        return f"{R}/init/d{self.dim}.parquet"
+        return f"{RESOURCES}/init/d{self.dim}.parquet"
 
     def leaderboard(self) -> dict[str, dict[str, str]]:
         """The leaderboard's models beyond the PARAGRAM vectors (config ``models``:
@@ -190,7 +194,7 @@ class Inputs:
             if missing:
                 entry["note"] = "; ".join(missing)
             else:
-                entry["run"] = f"{W}/rnn/{data}.selected"
+                entry["run"] = f"{RESULTS}/rnn/{data}.selected"
             models[f"wieting2015/rnn_{data}"] = entry
         return models
 
@@ -229,7 +233,7 @@ class Inputs:
     def sst_vectors(wildcards) -> str:
         if wildcards.vectors == "paragram":
             return PARAGRAM
-        return f"{R}/init/{wildcards.vectors}.parquet"
+        return f"{RESOURCES}/init/{wildcards.vectors}.parquet"
 
     def sst_input(self, wildcards) -> str:
         return self.folder("sst-binary")
@@ -246,19 +250,19 @@ class Inputs:
             return {}
         inputs: dict[str, Any] = {}
         if table == "table3":
-            inputs["words"] = [f"{W}/words/{s}.selected.json" for s in SELECTIONS]
+            inputs["words"] = [f"{RESULTS}/words/{s}.selected.json" for s in SELECTIONS]
             inputs["init"] = self.init
             inputs["simlex"] = self.word_sets["simlex999"]
-            inputs["counts"] = f"{R}/lexical/counts.json"
+            inputs["counts"] = f"{RESOURCES}/lexical/counts.json"
         elif table == "table4":
-            inputs["sst"] = [f"{W}/sst/{v}.json" for v in SST_VECTORS]
+            inputs["sst"] = [f"{RESULTS}/sst/{v}.json" for v in SST_VECTORS]
         else:
             rnn = ["jn", "nn", "vn"] if table == "table5" else ["phrases"]
-            inputs["rnn"] = [f"{W}/rnn/{d}.selected.json" for d in rnn]
-            inputs["scores"] = [f"{W}/scores/{v}.parquet" for v in ("init", "paragram")]
-            inputs["pairs"] = [f"{R}/pairs/{d}.json" for d in rnn]
+            inputs["rnn"] = [f"{RESULTS}/rnn/{d}.selected.json" for d in rnn]
+            inputs["scores"] = [f"{RESULTS}/scores/{v}.parquet" for v in ("init", "paragram")]
+            inputs["pairs"] = [f"{RESOURCES}/pairs/{d}.json" for d in rnn]
         if table in ("table6", "table8", "table9"):
-            inputs["lexical"] = f"{R}/lexical/pairs.parquet"
+            inputs["lexical"] = f"{RESOURCES}/lexical/pairs.parquet"
         if table == "table6":
             inputs["wordnet"] = "resources/wordnet/nltk_data"
         return inputs

@@ -1,18 +1,18 @@
 """The inputs and params of wieting2017's rules (rules/papers/wieting2017.smk), from its config
 block. Imports no torch.
 
-Artefacts (``R`` = ``resources/wieting2017``, ``W`` = ``results/wieting2017``):
+Artefacts (``RESOURCES`` = ``resources/wieting2017``, ``RESULTS`` = ``results/wieting2017``):
 
-- ``R/pairs/sentences.parquet``: the sentential training pairs (``corpus``: the shared
+- ``RESOURCES/pairs/sentences.parquet``: the sentential training pairs (``corpus``: the shared
   English–English Bible verse pairs, a seeded subset, in place of SimpWiki; or SimpWiki,
-  upstream); ``R/pairs/ppdb.parquet``: PPDB pairs sampled to the same token count (Table 1);
-- ``R/init.parquet``: the initial word vectors (``init.embeddings``) of every word of the
+  upstream); ``RESOURCES/pairs/ppdb.parquet``: PPDB pairs sampled to the same token count (Table 1);
+- ``RESOURCES/init.parquet``: the initial word vectors (``init.embeddings``) of every word of the
   training pairs and of the evaluation sets that they have;
-- ``W/points/<run>/<point>/``: one grid point of a run (one job of the generic rule ``point``,
+- ``RESULTS/points/<run>/<point>/``: one grid point of a run (one job of the generic rule ``point``,
   this paper's scoring its :meth:`Inputs.point_score`): the trained run, ``train.json``,
   ``scores.csv`` (Pearson r on each transfer and selection subset), ``pairs.parquet`` (its
   per-pair cosines) and ``record.json``;
-- ``W/tableN.{csv,compare.csv,md}``.
+- ``RESULTS/tableN.{csv,compare.csv,md}``.
 
 A run is a model (``avg``, ``lstm``, ``lstmavg``, ``gran`` …, each a composer of the shared
 trainer: ``composers``), a training set (``sentences`` or ``ppdb``) and a grid of
@@ -33,9 +33,9 @@ from paracomp.registry import configured
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
 
-R = "resources/wieting2017"
-W = "results/wieting2017"
-INITIAL_SCORES = f"{W}/initial/scores.csv"
+RESOURCES = "resources/wieting2017"
+RESULTS = "results/wieting2017"
+INITIAL_SCORES = f"{RESULTS}/initial/scores.csv"
 """The initial vectors averaged on the transfer sets (rule ``wieting2017_initial``)."""
 INITIAL_TABLES = ("table1", "table2", "table3")
 DATA = ("sentences", "ppdb")
@@ -216,8 +216,8 @@ class Inputs:
 
     def point_inputs(self, run: str) -> dict[str, Any]:
         return {
-            "pairs": f"{R}/pairs/{self.runs()[run]['data']}.parquet",
-            "init": f"{R}/init.parquet",
+            "pairs": f"{RESOURCES}/pairs/{self.runs()[run]['data']}.parquet",
+            "init": f"{RESOURCES}/init.parquet",
             "sets": list(self.scored.values()),
         }
 
@@ -243,7 +243,7 @@ class Inputs:
         """Each transfer run as a leaderboard model: the run folder of its point picked by
         "2016 STS" (the paper's selection that reads no transfer set)."""
         transfer = {
-            f"wieting2017/{run}": {"paper": "wieting2017", "run": f"{W}/selected/{run}"}
+            f"wieting2017/{run}": {"paper": "wieting2017", "run": f"{RESULTS}/selected/{run}"}
             for run in self.runs()
         }
         return {**transfer, **self.supervised_leaderboard()}
@@ -255,24 +255,24 @@ class Inputs:
         entries = {}
         for run, spec in self.supervised_runs().items():
             start = (
-                f"{W}/selected/{spec['universal']}/embeddings.parquet"
+                f"{RESULTS}/selected/{spec['universal']}/embeddings.parquet"
                 if "universal" in spec
-                else f"{R}/init.parquet"
+                else f"{RESOURCES}/init.parquet"
             )
             for task in TASKS:
                 entries[f"wieting2017/supervised-{task}/{run}"] = {
                     "paper": "wieting2017",
-                    "run": f"{W}/supervised/{run}/{task}.selected",
+                    "run": f"{RESULTS}/supervised/{run}/{task}.selected",
                     "fallback": start,
                     "note": SUPERVISED_NOTES[task],
                 }
         return entries
 
     def selected_inputs(self, wildcards) -> list[str]:
-        return self.point_records(wildcards.w17run)
+        return self.point_records(wildcards.transfer_run)
 
     def selected_args(self, wildcards) -> str:
-        run = wildcards.w17run
+        run = wildcards.transfer_run
         return "--points " + " ".join(f"{run}={d}" for d in self.point_folders(run))
 
     # -- supervised runs (Tables 5, 6, 8) --------------------------------------------------
@@ -284,43 +284,45 @@ class Inputs:
         return grid_points(self.block["grids"][self.supervised_runs()[run]["grid"]])
 
     def supervised_params(self, wildcards) -> str:
-        spec = self.supervised_runs()[wildcards.w17srun]
+        spec = self.supervised_runs()[wildcards.supervised_run]
         return json.dumps({**self.block["supervised"]["settings"], "dim": self.block["dim"],
                            **{k: v for k, v in spec.items() if k not in ("model", "grid", "universal")}})  # fmt: skip
 
     def supervised_point(self, wildcards) -> str:
-        return json.dumps(self.supervised_points(wildcards.w17srun)[int(wildcards.w17point)])
+        return json.dumps(
+            self.supervised_points(wildcards.supervised_run)[int(wildcards.supervised_point)]
+        )
 
     def supervised_model(self, wildcards) -> str:
-        return self.block["composers"][self.supervised_runs()[wildcards.w17srun]["model"]]
+        return self.block["composers"][self.supervised_runs()[wildcards.supervised_run]["model"]]
 
     def _supervised_sets(self) -> dict[str, str]:
         return {n: p for n, p in self.scored.items() if n in SUPERVISED_SETS}
 
     def supervised_inputs(self, wildcards) -> dict[str, Any]:
-        spec = self.supervised_runs()[wildcards.w17srun]
+        spec = self.supervised_runs()[wildcards.supervised_run]
         inputs: dict[str, Any] = {"sets": list(self._supervised_sets().values())}
         if "universal" in spec:
             inputs["universal"] = self.point_records(spec["universal"])
         else:
-            inputs["init"] = f"{R}/init.parquet"
+            inputs["init"] = f"{RESOURCES}/init.parquet"
         return inputs
 
     def supervised_args(self, wildcards) -> str:
-        spec = self.supervised_runs()[wildcards.w17srun]
+        spec = self.supervised_runs()[wildcards.supervised_run]
         args = ["--set " + " ".join(f"{n}={p}" for n, p in self._supervised_sets().items())]
         if "universal" in spec:
             run = spec["universal"]
             args.append("--universal " + " ".join(f"{run}={d}" for d in self.point_folders(run)))
         else:
-            args.append(f"--init {R}/init.parquet")
+            args.append(f"--init {RESOURCES}/init.parquet")
         lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
         return " ".join([*args, f"--tokenizer {self.tokenizer}", lowercase])
 
     def supervised_records(self, table: str) -> list[tuple[str, str]]:
         runs = sorted(set(SUPERVISED_RUNS[table].values()) & set(self.supervised_runs()))
         return [
-            (run, f"{W}/supervised/{run}/{task}/{p}.json")
+            (run, f"{RESULTS}/supervised/{run}/{task}/{p}.json")
             for run in runs
             for task in TASKS
             for p in range(len(self.supervised_points(run)))
@@ -328,9 +330,10 @@ class Inputs:
 
     def supervised_point_records(self, wildcards) -> list[str]:
         """The record of every grid point of a supervised run and task."""
-        run, task = wildcards.w17srun, wildcards.w17task
+        run, task = wildcards.supervised_run, wildcards.supervised_task
         return [
-            f"{W}/supervised/{run}/{task}/{p}.json" for p in range(len(self.supervised_points(run)))
+            f"{RESULTS}/supervised/{run}/{task}/{p}.json"
+            for p in range(len(self.supervised_points(run)))
         ]
 
     def supervised_selected_inputs(self, wildcards) -> list[str]:
@@ -342,10 +345,10 @@ class Inputs:
         ]  # fmt: skip
 
     def supervised_table_inputs(self, wildcards) -> list[str]:
-        return [path for _, path in self.supervised_records(wildcards.w17stable)]
+        return [path for _, path in self.supervised_records(wildcards.supervised_table)]
 
     def supervised_table_args(self, wildcards) -> str:
-        records = self.supervised_records(wildcards.w17stable)
+        records = self.supervised_records(wildcards.supervised_table)
         return "--records " + " ".join(f"{r}={p}" for r, p in records) if records else ""
 
     def supervised_setting(self, wildcards) -> str:
@@ -375,7 +378,7 @@ class Inputs:
             raise ValueError(
                 f"papers.wieting2017.gates.run: run {run} is not configured (transfer)"
             )
-        return {"parsed": f"{R}/gates/parsed.parquet", "points": self.point_records(run)}
+        return {"parsed": f"{RESOURCES}/gates/parsed.parquet", "points": self.point_records(run)}
 
     def gate_args(self, wildcards=None) -> str:
         run = self.gates()["run"]
@@ -410,7 +413,7 @@ class Inputs:
 
     def ppdb_inputs(self, wildcards=None) -> dict[str, Any]:
         return {
-            "sentences": f"{R}/pairs/sentences.parquet",
+            "sentences": f"{RESOURCES}/pairs/sentences.parquet",
             "ppdb": [self._folder(d) for d in self.block["ppdb"]["datasets"]],
         }
 
@@ -421,7 +424,7 @@ class Inputs:
         return json.dumps({"seed": self.block["ppdb"]["seed"]})
 
     def init_inputs(self, wildcards=None) -> dict[str, Any]:
-        pairs = [f"{R}/pairs/{d}.parquet" for d in self.used_data()]
+        pairs = [f"{RESOURCES}/pairs/{d}.parquet" for d in self.used_data()]
         return {
             "embeddings": f"resources/embeddings/{self.block['init']['embeddings']}.parquet",
             "pairs": pairs,
@@ -448,13 +451,13 @@ class Inputs:
 
     def _reads_initial(self, wildcards) -> bool:
         """Tables 1-3 note the cells below the initial vectors averaged."""
-        return wildcards.w17table in INITIAL_TABLES and bool(self.runs())
+        return wildcards.transfer_table in INITIAL_TABLES and bool(self.runs())
 
     def table_inputs(self, wildcards) -> list[str]:
-        files = list(self.sets.values()) if wildcards.w17table == "table7" else []
+        files = list(self.sets.values()) if wildcards.transfer_table == "table7" else []
         if self._reads_initial(wildcards):
             files.append(INITIAL_SCORES)
-        for run in table_runs(wildcards.w17table):
+        for run in table_runs(wildcards.transfer_table):
             if run in self.runs():
                 files += self.point_records(run)
         return files
@@ -462,7 +465,7 @@ class Inputs:
     def table_args(self, wildcards) -> str:
         """``--points run=folder …`` of the configured runs a table reads."""
         args = []
-        for run in table_runs(wildcards.w17table):
+        for run in table_runs(wildcards.transfer_table):
             if run in self.runs():
                 args += [f"{run}={d}" for d in self.point_folders(run)]
         return "--points " + " ".join(args) if args else ""
@@ -472,7 +475,7 @@ class Inputs:
 
     def table_set_args(self, wildcards) -> str:
         """Table 7 reads the sentences of the sets."""
-        if wildcards.w17table != "table7" or not self.sets:
+        if wildcards.transfer_table != "table7" or not self.sets:
             return ""
         return "--set " + " ".join(f"{n}={p}" for n, p in self.sets.items())
 
@@ -480,7 +483,7 @@ class Inputs:
         """What the tables' notes say about the training setting."""
         runs = self.runs()
         if wildcards is not None:
-            runs = {r: s for r, s in runs.items() if r in table_runs(wildcards.w17table)}
+            runs = {r: s for r, s in runs.items() if r in table_runs(wildcards.transfer_table)}
         grids = {s["grid"] for s in runs.values()}
         return json.dumps(
             {
