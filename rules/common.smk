@@ -29,19 +29,30 @@ from paracomp.papers import (
     resource,
     schema_path,
 )
+from paracomp.settings import CONFIG_SCHEMA
+from paracomp.settings import checked as checked_settings
+from paracomp.settings import coerce as coerce_settings
 from paracomp.tables.findings import read_claims, tables_of
+from paracomp.train.config import schema as run_schema
 from paracomp.train.config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
 from paracomp.train.grid import TRAINER_INPUTS, ScoredGrid, grid_points, point_folder
 
 
-validate(config, schema="../workflow/schemas/config.schema.yaml")
+# --config's nested values arrive as strings: each coerced to its schema's type, then checked
+# (one line naming the key), then validated by Snakemake, which fills in the defaults
+config.update(checked_settings(config, CONFIG_SCHEMA, "config"))
+validate(config, schema=CONFIG_SCHEMA)
 check_paper(config["paper"])
 for _paper in config["papers"]:
     check_paper(_paper)
 # each paper's settings from its home (src/paracomp/papers/<paper>/), a user's block on top
 config["papers"] = {
-    _paper: paper_settings(_paper, config["settings"], config["papers"].get(_paper))
+    _paper: checked_settings(
+        paper_settings(_paper, config["settings"], config["papers"].get(_paper)),
+        schema_path(_paper),
+        f"papers.{_paper}",
+    )
     for _paper in PAPERS
 }
 for _paper, _block in config["papers"].items():
@@ -51,6 +62,7 @@ CATALOG = load_catalog()
 MIRROR = mirror_dir(config["mirror"])
 EVAL = config["evaluation"]
 TRAIN = config["training"]
+TRAIN["defaults"] = coerce_settings(TRAIN["defaults"], run_schema())
 BLOCKS = config["papers"]
 STACKING = (
     list(PAPERS)

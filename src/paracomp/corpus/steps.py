@@ -383,12 +383,54 @@ SHARDED_STEPS = {
 """The jobs of the sharded phrase table and pivot by CLI name: any number of inputs and outputs."""
 
 
+def params_schema(step: str) -> dict[str, Any]:
+    """The schema of step ``step``'s ``--params``: the workflow config's own settings
+    (``corpus.pivot``, ``corpus.seed`` …) for those that come from it, a job's index and
+    counts for the rest; what its function takes without a default is required."""
+    import inspect
+
+    from paracomp.settings import config_schema, obj, part
+
+    def corpus(key: str) -> dict[str, Any]:
+        return part(config_schema(), f"corpus.{key}")
+
+    count, index = {"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 0}
+    settings = {
+        "source": corpus("bilingual"),
+        "clean": corpus("clean"),
+        "normalize_punct": corpus("normalize_punct"),
+        "jobs": corpus("tokenize_jobs"),
+        "model": part(corpus("aligner"), "model"),
+        "max_length": corpus("max_phrase_length"),
+        "max_tokens": part(corpus("clean"), "max_tokens"),
+        "seed": corpus("seed"),
+        "shard": index,
+        "shards": count,
+        "partition": index,
+        "partitions": count,
+        "max_join_rows": count,
+        "fraction": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "n": {"type": ["integer", "null"], "minimum": 0},
+    }
+    function = sentences if step == "sentences" else {**STEPS, **SHARDED_STEPS}[step]
+    names = [p for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    settings["rules"] = corpus("bilingual_phrases" if step == "bilingual-phrases" else "pivot")
+    properties = {p.name: settings[p.name] for p in names}
+    required = tuple(p.name for p in names if p.default is p.empty)
+    if step == "sentences":  # its source is positional, from --params all the same
+        properties["source"], required = settings["source"], (*required, "source")
+    return obj(properties, required)
+
+
 def run_step(step: str, inputs: list[Path], outs: list[Path], params: dict[str, Any]) -> None:
     """Run step ``step`` (``sentences`` or a key of :data:`STEPS` or :data:`SHARDED_STEPS`)
     with its config ``params``: ``sentences`` reads two folders or files (its ``source`` in
     ``params``), ``english-bible`` two package folders, ``phrase-table`` and
     ``bigram-filter`` two artefacts, every other step of :data:`STEPS` one; each of those
-    writes one output."""
+    writes one output. ``params`` are checked against :func:`params_schema` first."""
+    from paracomp.settings import check
+
+    check(params, params_schema(step), f"corpus {step} --params")
     settings = dict(params)
     if step in SHARDED_STEPS:
         SHARDED_STEPS[step](inputs, outs, **settings)

@@ -14,7 +14,7 @@ This module imports no paper package (building the workflow's DAG reads it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -84,6 +84,15 @@ def paper_settings(
 def schema_path(paper: str) -> str:
     """The file of the JSON schema of ``paper``'s config block."""
     return str(resource(paper, "config.schema.yaml"))
+
+
+def block_argument(paper: str, text: str, keys: Sequence[str], where: str) -> dict[str, Any]:
+    """A command's JSON argument ``text`` holding ``keys`` of ``paper``'s config block
+    (:func:`paracomp.settings.pick`), checked against the paper's schema; an unknown key, a
+    wrong type or a missing key is a :class:`ConfigError` naming ``where`` and the key."""
+    from paracomp.settings import load, parse, pick
+
+    return parse(text, pick(load(schema_path(paper)), keys), where)
 
 
 @cache

@@ -18,6 +18,12 @@ def _root(folder: str) -> Path:
     return Path(folder) / verify_fetched(Path(folder)).get("root", ".")
 
 
+def _block(text: str, keys: list[str], command: str) -> dict:
+    from paracomp.papers import block_argument
+
+    return block_argument("chen2020", text, keys, f"chen2020 {command} --params")
+
+
 def _paranmt(args: argparse.Namespace) -> None:
     from paracomp import artefacts
     from paracomp.data.fetch import verify_fetched
@@ -36,7 +42,9 @@ def _paranmt(args: argparse.Namespace) -> None:
 def _subsets(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.corpus import write_subsets
 
-    write_subsets(Path(args.input), json.loads(args.params), Path(args.out), Path(args.tuning))
+    keys = ["max_tokens", "train_pairs", "tuning_pairs", "seed"]
+    params = _block(args.params, keys, "subsets")
+    write_subsets(Path(args.input), params, Path(args.out), Path(args.tuning))
 
 
 def _sentences(args: argparse.Namespace) -> None:
@@ -92,7 +100,11 @@ def _words(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.examples import write_table5
 
     write_table5(
-        Path(args.run), Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out)
+        Path(args.run),
+        Path(args.pairs),
+        _block(args.params, ["word_lists.*"], "words"),
+        args.corpus,
+        Path(args.out),
     )
 
 
@@ -100,7 +112,8 @@ def _sentence_lists(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.examples import write_table6
 
     runs = {k: Path(v) for k, v in key_values(args.runs).items()}
-    write_table6(runs, Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out))
+    params = _block(args.params, ["sentence_lists.*", "seed"], "sentence-lists")
+    write_table6(runs, Path(args.pairs), params, args.corpus, Path(args.out))
 
 
 def _tokenizer_args(p: argparse.ArgumentParser) -> None:

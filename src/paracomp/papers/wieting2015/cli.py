@@ -181,7 +181,9 @@ def _sst(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2015.cnn import Split, train_static_cnn
 
     torch.set_num_threads(args.threads)
-    settings = json.loads(args.settings)
+    from paracomp.papers import block_argument
+
+    settings = block_argument("wieting2015", args.settings, ["sst.*"], "wieting2015 sst --settings")
     folder = _verified(args.folder)
     words, matrix = artefacts.read_embeddings(args.vectors)
     index = {w: i for i, w in enumerate(words)}

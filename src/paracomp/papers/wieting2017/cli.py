@@ -12,12 +12,18 @@ from paracomp.cli.args import key_values
 log = logging.getLogger("paracomp")
 
 
+def _block(text: str, keys: list[str], command: str) -> dict:
+    from paracomp.papers import block_argument
+
+    return block_argument("wieting2017", text, keys, f"wieting2017 {command} --params")
+
+
 def _sentences(args: argparse.Namespace) -> None:
     from paracomp import artefacts
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.data import read_simpwiki, sentence_pairs
 
-    params = json.loads(args.params)
+    params = _block(args.params, ["corpus", "sentences.*"], "sentences")
     source = Path(args.input)
     if params["corpus"] == "simpwiki":
         verify_fetched(source)
@@ -37,7 +43,7 @@ def _ppdb(args: argparse.Namespace) -> None:
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.data import read_ppdb, token_matched, tokens
 
-    params = json.loads(args.params)
+    params = _block(args.params, ["ppdb.seed"], "ppdb")
     files = []
     for folder in map(Path, args.ppdb):
         manifest = verify_fetched(folder)
@@ -163,7 +169,11 @@ def _parse(args: argparse.Namespace) -> None:
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.gates import candidates, load_pipeline, parse_sentences
 
-    params = json.loads(args.params)
+    params = _block(
+        args.params,
+        ["gates.sentences", "gates.max_tokens", "gates.max_words", "gates.seed"],
+        "parse",
+    )
     kjv, web = (Path(f) / verify_fetched(Path(f)).get("root", ".") for f in args.bible)
     texts = [v[2].translate(PARAGRAPH_MARKS) for v in read_kjv_web(kjv, web)]
     pool = candidates(texts, params["max_words"], params["seed"])
