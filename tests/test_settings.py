@@ -39,7 +39,7 @@ def test_a_misspelt_pivot_rule_is_refused_naming_it(tmp_path: Path, capsys) -> N
     err = one_line_error(
         [*argv, "--params", json.dumps({"rules": rules}), "--out", str(out)], capsys
     )
-    assert "corpus pivot --params.rules: unknown key(s) ['min_cont']" in err
+    assert "corpus pivot --params: rules: unknown key(s) ['min_cont']" in err
     assert "known: ['max_pairs', 'min_count'" in err
     assert not out.exists()
 
@@ -48,7 +48,7 @@ def test_a_misspelt_pivot_rule_is_refused_naming_it(tmp_path: Path, capsys) -> N
     "params, message",
     [
         ({"rulez": {}}, "unknown key(s) ['rulez']; known: ['partitions', 'rules']"),
-        ({"rules": {"min_count": "2"}}, "rules.min_count: '2' is not of type 'integer'"),
+        ({"rules": {"min_count": "2"}}, "rules.min_count='2': '2' is not of type 'integer'"),
         ({"partitions": 2}, "'rules' is a required property"),
         ([1], "[1] is not of type 'object'"),
     ],
@@ -88,7 +88,7 @@ def test_every_step_takes_the_settings_the_workflow_passes() -> None:
         (
             ["chen2020", "subsets", "--input", "x", "--out", "y", "--tuning", "z", "--params",
              '{"max_tokens": null, "train_pairs": "all", "tuning_pairs": 10, "seed": 1}'],
-            "chen2020 subsets --params.train_pairs: 'all' is not of type 'integer', 'null'",
+            "chen2020 subsets --params: train_pairs='all': 'all' is not of type 'integer', 'null'",
         ),
     ],
 )  # fmt: skip
@@ -121,7 +121,9 @@ def test_config_strings_are_coerced_to_the_schema_type() -> None:
 def test_a_config_non_number_is_still_refused_by_name() -> None:
     given = copy.deepcopy(config())
     given["training"]["threads"] = "two"
-    with pytest.raises(ConfigError, match=r"^config\.training\.threads: 'two' is not of type"):
+    with pytest.raises(
+        ConfigError, match=r"^config: training\.threads='two': 'two' is not of type"
+    ):
         checked(given, CONFIG_SCHEMA, "config")
 
 

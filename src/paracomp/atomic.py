@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from paracomp.errors import WriteError
+from paracomp.errors import DataError, WriteError
 
 STALE_AFTER = 24 * 3600.0
 """Seconds after its last change when a part whose writer cannot be checked counts as stale."""
@@ -176,3 +176,16 @@ def write_json(path: str | os.PathLike[str], value: Any) -> None:
     """``value`` as indented JSON with sorted keys, written atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON document in file ``path``; a file that is not UTF-8 JSON (a parquet file given
+    for a record …) is a one-line :class:`DataError` naming it."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a JSON file (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"{path}: not a JSON file ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None

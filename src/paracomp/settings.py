@@ -59,14 +59,15 @@ def check(values: Any, schema: Mapping[str, Any], where: str, path: str | None =
     if not errors:
         return
     error = errors[0]
-    key = ".".join([where, *map(str, error.path)]) if where else ".".join(map(str, error.path))
+    key = ".".join(map(str, error.path))
+    at = f"{where}: {key}: " if key else f"{where}: "
     if error.validator == "additionalProperties" and isinstance(error.instance, Mapping):
         known = sorted(error.schema.get("properties", {}))
         unknown = sorted(set(error.instance) - set(known))
-        raise ConfigError(f"{key}: unknown key(s) {unknown}; known: {known}")
-    if error.validator == "required":
-        raise ConfigError(f"{key}: {error.message}")
-    raise ConfigError(f"{key}: {error.message}")
+        raise ConfigError(f"{at}unknown key(s) {unknown}; known: {known}")
+    if error.validator == "required" or not key:
+        raise ConfigError(f"{at}{error.message}")
+    raise ConfigError(f"{where}: {key}={error.instance!r}: {error.message}")
 
 
 def checked(values: Any, path: str, where: str) -> Any:

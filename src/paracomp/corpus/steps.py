@@ -74,7 +74,7 @@ def align(sentences_path: Path, out: Path, *, model: int) -> None:
     from paracomp.align.eflomal import align as eflomal_align
 
     start = time.perf_counter()
-    table = pq.read_table(sentences_path)
+    table = artefacts.read(sentences_path, ["id", "en", "es"])
     result = eflomal_align(table["en"].to_pylist(), table["es"].to_pylist(), model=model)
     # English is eflomal's source: its reverse links give each English word at most one link
     # (Moses' e2f), its forward links each foreign word at most one (f2e).
@@ -131,6 +131,7 @@ def phrase_vocab(inputs: list[Path], outs: list[Path]) -> None:
     """The sentences' token types: the ids every shard packs phrases with."""
     from paracomp.phrases.shards import write_vocabulary
 
+    artefacts.require(inputs[0], ["en", "es"])
     write_vocabulary(inputs[0], outs[0])
 
 
@@ -204,6 +205,7 @@ def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], see
     from paracomp.corpus.build import BILINGUAL_PAIRS
     from paracomp.corpus.phrase_pairs import select_rows, selected_pairs
 
+    artefacts.require(table_path, artefacts.PHRASE_TABLE)
     rows = select_rows(table_path, seed=seed, **rules)
     prov = _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed})
     artefacts.write_stream(selected_pairs(table_path, rows), out, BILINGUAL_PAIRS, prov)
@@ -240,6 +242,7 @@ def pivot_split(
     ``min_translation_prob``), partitioned by foreign phrase."""
     from paracomp.paraphrase.sharded_pivot import split_by_foreign
 
+    artefacts.require(inputs[0], artefacts.PHRASE_TABLE)
     kept = split_by_foreign(
         inputs[0],
         outs[0],
@@ -315,7 +318,8 @@ def bigram_filtered(pairs_path: Path, sick_path: Path, out: Path) -> None:
     from paracomp.corpus.derive import filter_bigrams, sick_bigrams
 
     table = pq.read_table(pairs_path)
-    sick = pq.read_table(sick_path).to_pandas()
+    artefacts.require(pairs_path, english_sides(table))
+    sick = artefacts.read(sick_path, ["split", "s1", "s2"]).to_pandas()
     sick = sick[sick["split"] == "test"]
     forbidden = sick_bigrams([*sick["s1"], *sick["s2"]])
     kept = filter_bigrams(table, forbidden, side=tuple(english_sides(table)))

@@ -12,6 +12,10 @@ from paracomp.cli.args import key_values
 log = logging.getLogger("paracomp")
 
 
+SENTENCE_COLUMNS = ["set", "index", "text", "tokens", "label", "gold"]
+"""The columns of the sentence table (``chen2020 sentences``) that scoring reads."""
+
+
 def _root(folder: str) -> Path:
     from paracomp.data.fetch import verify_fetched
 
@@ -70,15 +74,15 @@ def _sentences(args: argparse.Namespace) -> None:
 
 
 def _scores(args: argparse.Namespace) -> None:
-    import pandas as pd
     import torch
 
+    from paracomp import artefacts
     from paracomp.papers.chen2020.scores import score_model
 
     torch.set_num_threads(args.threads)
     scores = score_model(
         args.kind,
-        pd.read_parquet(args.sentences),
+        artefacts.read(args.sentences, SENTENCE_COLUMNS).to_pandas(),
         run=Path(args.run) if args.run else None,
         pairs=Path(args.pairs) if args.pairs else None,
         vectors=Path(args.vectors) if args.vectors else None,

@@ -7,6 +7,7 @@ import json
 import logging
 from pathlib import Path
 
+from paracomp.atomic import read_json
 from paracomp.cli.args import key_values
 
 log = logging.getLogger("paracomp")
@@ -29,7 +30,7 @@ def _sentences(args: argparse.Namespace) -> None:
         verify_fetched(source)
         corpus, inputs = read_simpwiki(source), [source / "MANIFEST.json"]
     else:
-        corpus, inputs = artefacts.read(source), [source]
+        corpus, inputs = artefacts.read(source, artefacts.SEGMENT_PAIRS), [source]
     table = sentence_pairs(corpus, params.get("max_tokens"), params.get("pairs"), params["seed"])
     log.info("%d of %d sentence pairs kept", table.num_rows, corpus.num_rows)
     prov = artefacts.Provenance(
@@ -114,7 +115,7 @@ def _transfer(args: argparse.Namespace) -> None:
         pairs.to_parquet(tmp, index=False)
     with atomic_path(out / "scores.csv") as tmp:
         scores.to_csv(tmp, index=False, float_format="%.6f")
-    train = json.loads(Path(args.train_record).read_text())
+    train = read_json(args.train_record)
     record = {"run": args.run_name, "index": args.index, "point": train.get("point", {}),
               "train": train}  # fmt: skip
     write_json(out / "record.json", record)
@@ -227,7 +228,7 @@ def _select_supervised(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.tables import pick_supervised
     from paracomp.train.run_folder import copy_run
 
-    records = {Path(p): json.loads(Path(p).read_text()) for p in args.records}
+    records = {Path(p): read_json(p) for p in args.records}
     best = pick_supervised(list(records.values()))
     path = next(p for p, r in records.items() if r is best)
     copy_run(path.with_suffix(""), args.out)
@@ -240,7 +241,7 @@ def _gate_table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.gates import write_gate_table
 
     setting = json.loads(args.setting)
-    setting["gates"] = {**setting["gates"], **json.loads(Path(args.record).read_text())}
+    setting["gates"] = {**setting["gates"], **read_json(args.record)}
     write_gate_table(args.table, Path(args.tokens), setting, Path(args.out))
 
 
