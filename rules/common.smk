@@ -10,6 +10,7 @@ from snakemake.logging import logger
 from snakemake.utils import validate
 
 from paracomp.corpus.sharding import plan as sharding_plan
+from paracomp.corpus.sharding import plausibility as sharding_plausibility
 from paracomp.data.checksums import OVERRIDE_ENV as CHECKSUM_OVERRIDE_ENV
 from paracomp.data.checksums import active as checksum_override
 from paracomp.data.catalog import (
@@ -198,6 +199,9 @@ CORPUS_SETS = {
 PHRASE_SHARDS, PHRASE_PARTITIONS, PIVOT_PARTITIONS = sharding_plan(CORPUS)
 """Sentence shards and phrase partitions of the phrase table, partitions of the pivot
 (``corpus.sharding``)."""
+for _line in sharding_plausibility(CORPUS, sharding_plan(CORPUS)):
+    if workflow.is_main_process:
+        logger.warning(_line)
 PHRASES = "resources/corpus/phrases"
 """The sharded phrase table's and pivot's intermediate files (temporary)."""
 ENGLISH_BIBLE = "resources/corpus/bible-kjv-web.parquet"

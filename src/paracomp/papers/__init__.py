@@ -14,7 +14,7 @@ This module imports no paper package (building the workflow's DAG reads it).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -108,11 +108,14 @@ def printed_table(paper: str, table: str) -> PrintedTable:
     return tables[table]
 
 
-def check_generic_tables(paper: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+def check_generic_tables(
+    paper: str, tables: Mapping[str, Mapping[str, Any]], models: Collection[str] | None = None
+) -> None:
     """The tables of ``paper``'s config block that the generic table rule builds: each one of
     its printed tables, each column one of that table's printed columns, each ``stat`` one
-    of them too (statistics files key their values by column); else a :class:`ConfigError`
-    naming the key and the valid names."""
+    of them too (statistics files key their values by column), each ``model`` one of
+    ``models`` where given (the paper's runs and the config's pretrained models); else a
+    :class:`ConfigError` naming the key and the valid names."""
     printed = printed_tables(paper)
     for table, spec in tables.items():
         where = f"papers.{paper}.tables.{table}"
@@ -123,6 +126,12 @@ def check_generic_tables(paper: str, tables: Mapping[str, Mapping[str, Any]]) ->
             if column not in columns:
                 raise ConfigError(
                     f"{where}.columns.{column}: not a column of {table}; its columns: {columns}"
+                )
+            model = entry.get("model")
+            if models is not None and model is not None and model not in models:
+                raise ConfigError(
+                    f"{where}.columns.{column}.model: {model!r} is neither a run of {paper} nor "
+                    f"a model of config `models`; known: {sorted(models)}"
                 )
             if "stat" in entry and entry["stat"] not in columns:
                 raise ConfigError(
