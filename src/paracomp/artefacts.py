@@ -166,7 +166,7 @@ def _reading(path: str | os.PathLike[str]) -> Iterator[None]:
 def require(path: str | os.PathLike[str], columns: pa.Schema | Sequence[str]) -> pa.Schema:
     """The schema of parquet file ``path`` (its footer alone is read), which must hold
     ``columns`` (names, or a schema whose columns must also be of the same kind: string,
-    integer, floating point, list …); a missing column or one of another kind is a one-line
+    integer, floating point, list …, or all null); a missing column or one of another kind is a one-line
     :class:`DataError` naming the file and them. Every reader checks its inputs this way."""
     with _reading(path):
         found = pq.read_schema(path)
@@ -181,7 +181,7 @@ def require(path: str | os.PathLike[str], columns: pa.Schema | Sequence[str]) ->
         wrong = [
             f"{f.name} is {found.field(f.name).type}, not {f.type}"
             for f in columns
-            if _kind(found.field(f.name).type) != _kind(f.type)
+            if _kind(found.field(f.name).type) not in (_kind(f.type), "null")
         ]
         if wrong:
             raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}")
@@ -195,7 +195,10 @@ def _kind(kind: pa.DataType) -> str:
         "integer": pa.types.is_integer,
         "float": pa.types.is_floating,
         "boolean": pa.types.is_boolean,
-        "list": lambda t: pa.types.is_list(t) or pa.types.is_large_list(t),
+        "list": lambda t: any(
+            check(t)
+            for check in (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)
+        ),
     }
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
