@@ -21,7 +21,8 @@ from paracomp.data.catalog import (
     load as load_catalog,
     mirror_dir,
 )
-from paracomp.errors import named
+from paracomp.atomic import unwritable as unwritable_folders
+from paracomp.errors import WriteError, named
 from paracomp.papers import (
     PAPERS,
     check_generic_tables,
@@ -58,6 +59,20 @@ config["papers"] = {
 }
 for _paper, _block in config["papers"].items():
     validate(_block, schema=schema_path(_paper))
+
+
+
+onstart:
+    # before Snakemake removes a job's old outputs (it fails with its own traceback in a
+    # read-only folder): every folder the planned jobs write in must be writable
+    _blocked = unwritable_folders(f for job in workflow.dag.needrun_jobs() for f in job.output)
+    if _blocked:
+        raise WriteError(
+            f"{_blocked[0]}: not writable, and the planned jobs write there"
+            + (f" (and in {len(_blocked) - 1} more folders)" if len(_blocked) > 1 else "")
+            + "; make it writable or run in another --directory"
+        )
+
 
 CATALOG = load_catalog()
 MIRROR = mirror_dir(config["mirror"])

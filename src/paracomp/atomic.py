@@ -17,7 +17,7 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -189,3 +189,17 @@ def read_json(path: str | os.PathLike[str]) -> Any:
         raise DataError(
             f"{path}: not a JSON file ({exc.msg} at line {exc.lineno} column {exc.colno})"
         ) from None
+
+
+def unwritable(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The folders ``paths`` would be written in (each one's parent, or the nearest ancestor
+    that exists) that this process cannot write into, each once, in order: where an old
+    output could not be removed nor a new one written."""
+    found: dict[Path, None] = {}
+    for path in paths:
+        folder = Path(path).absolute().parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            found[folder] = None
+    return list(found)
