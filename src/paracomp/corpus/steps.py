@@ -206,12 +206,12 @@ def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], see
     from paracomp.corpus.phrase_pairs import select_rows, selected_pairs
 
     artefacts.require(table_path, artefacts.PHRASE_TABLE)
-    rows = select_rows(table_path, seed=seed, **rules)
+    selection = select_rows(table_path, seed=seed, **rules)
     prov = _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed})
-    artefacts.write_stream(selected_pairs(table_path, rows), out, BILINGUAL_PAIRS, prov)
+    artefacts.write_stream(selected_pairs(table_path, selection), out, BILINGUAL_PAIRS, prov)
     lengths = pq.read_table(out, columns=["len_en"])["len_en"]
-    mean = pc.mean(lengths).as_py() if len(rows) else float("nan")
-    log.info("selected %d phrase pairs, %.2f English tokens on average", len(rows), mean)
+    mean = pc.mean(lengths).as_py() if selection.rows else float("nan")
+    log.info("selected %d phrase pairs, %.2f English tokens on average", selection.rows, mean)
 
 
 def pivot_paraphrases(
