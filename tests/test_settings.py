@@ -146,3 +146,56 @@ def test_run_defaults_are_coerced() -> None:
         "k": 5,
         "score": None,
     }
+
+
+BLOCK_ARGUMENTS = {
+    ("wieting2017", "sentences"): ["corpus", "sentences.*"],
+    ("wieting2017", "ppdb"): ["ppdb.seed"],
+    ("wieting2017", "parse"): [
+        "gates.sentences",
+        "gates.max_tokens",
+        "gates.max_words",
+        "gates.seed",
+    ],
+    ("chen2020", "subsets"): ["max_tokens", "train_pairs", "tuning_pairs", "seed"],
+    ("chen2020", "word-lists"): ["word_lists.*"],
+    ("chen2020", "sentence-lists"): ["sentence_lists.*", "seed"],
+    ("wieting2015", "sst"): ["sst.*"],
+}
+"""The papers' commands whose JSON argument is checked, and the keys of the block it holds."""
+
+
+@pytest.mark.slow
+def test_every_json_argument_the_workflow_plans_is_accepted(tmp_path, mirror):
+    """The default workflow's dry run: every `paracomp corpus` step's --params and every
+    checked paper argument a rule would pass validates (the same checks the commands make)."""
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    from paracomp.cli import build_parser
+    from paracomp.papers import block_argument
+    from paracomp.settings import check
+
+    cmd = [sys.executable, "-m", "snakemake", "all", "-n", "-p", "--cores", "1"]
+    cmd += ["--snakefile", str(REPO / "Snakefile"), "--configfile", str(REPO / "config.yaml")]
+    env = {**os.environ, "PARACOMP_MIRROR": str(mirror)}
+    proc = subprocess.run([*cmd, "--directory", str(tmp_path)], capture_output=True, text=True,
+                          env=env, timeout=900)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [line.split("Shell command: ", 1)[1] for line in proc.stdout.splitlines()
+             if "Shell command: paracomp " in line]  # fmt: skip
+    seen = set()
+    for line in lines:
+        argv = shlex.split(line.split(" > ")[0])[1:]
+        args = build_parser().parse_args(argv)
+        if argv[0] == "corpus":
+            check(json.loads(args.params), params_schema(args.step), line)
+            seen.add(args.step)
+        elif (key := tuple(argv[:2])) in BLOCK_ARGUMENTS:
+            text = args.settings if key == ("wieting2015", "sst") else args.params
+            block_argument(key[0], text, BLOCK_ARGUMENTS[key], line)
+            seen.add(key)
+    assert {"pivot-split", "pivot-sum", "bilingual-phrases", "phrase-shard", "sample"} <= seen
+    assert set(BLOCK_ARGUMENTS) <= seen
