@@ -11,6 +11,7 @@ from snakemake.logging import logger
 from snakemake.utils import validate
 
 from paracomp.corpus.sharding import plan as sharding_plan
+from paracomp.corpus.sharding import plausibility as sharding_plausibility
 from paracomp.data.checksums import OVERRIDE_ENV as CHECKSUM_OVERRIDE_ENV
 from paracomp.data.checksums import active as checksum_override
 from paracomp.data.catalog import (
@@ -21,7 +22,8 @@ from paracomp.data.catalog import (
     load as load_catalog,
     mirror_dir,
 )
-from paracomp.errors import named
+from paracomp.atomic import unwritable as unwritable_folders
+from paracomp.errors import WriteError, named
 from paracomp.papers import PAPERS
 from paracomp.registration import Registration, Registrations
 from paracomp.registry import (
@@ -31,28 +33,54 @@ from paracomp.registry import (
     resource,
     schema_path,
 )
+from paracomp.settings import CONFIG_SCHEMA
+from paracomp.settings import checked as checked_settings
+from paracomp.settings import coerce as coerce_settings
 from paracomp.tables.findings import read_claims, tables_of
+from paracomp.run_config import schema as run_schema
 from paracomp.run_config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
 from paracomp.train.grid import TRAINER_INPUTS, ScoredGrid, grid_points, point_folder
 
 
-validate(config, schema="../workflow/schemas/config.schema.yaml")
+# --config's nested values arrive as strings: each coerced to its schema's type, then checked
+# (one line naming the key), then validated by Snakemake, which fills in the defaults
+config.update(checked_settings(config, CONFIG_SCHEMA, "config"))
+validate(config, schema=CONFIG_SCHEMA)
 check_paper(config["paper"])
 for _paper in config["papers"]:
     check_paper(_paper)
 # each paper's settings from its home (src/paracomp/papers/<paper>/), a user's block on top
 config["papers"] = {
-    _paper: paper_settings(_paper, config["settings"], config["papers"].get(_paper))
+    _paper: checked_settings(
+        paper_settings(_paper, config["settings"], config["papers"].get(_paper)),
+        schema_path(_paper),
+        f"papers.{_paper}",
+    )
     for _paper in PAPERS
 }
 for _paper, _block in config["papers"].items():
     validate(_block, schema=schema_path(_paper))
 
+
+
+onstart:
+    # before Snakemake removes a job's old outputs (it fails with its own traceback in a
+    # read-only folder): every folder the planned jobs write in must be writable
+    _blocked = unwritable_folders(f for job in workflow.dag.needrun_jobs() for f in job.output)
+    if _blocked:
+        raise WriteError(
+            f"{_blocked[0]}: not writable, and the planned jobs write there"
+            + (f" (and in {len(_blocked) - 1} more folders)" if len(_blocked) > 1 else "")
+            + "; make it writable or run in another --directory"
+        )
+
+
 CATALOG = load_catalog(PAPERS)
 MIRROR = mirror_dir(config["mirror"])
 EVAL = config["evaluation"]
 TRAIN = config["training"]
+TRAIN["defaults"] = coerce_settings(TRAIN["defaults"], run_schema())
 BLOCKS = config["papers"]
 STACKING = (
     list(PAPERS)
@@ -193,6 +221,9 @@ CORPUS_SETS = {
 PHRASE_SHARDS, PHRASE_PARTITIONS, PIVOT_PARTITIONS = sharding_plan(CORPUS)
 """Sentence shards and phrase partitions of the phrase table, partitions of the pivot
 (``corpus.sharding``)."""
+for _line in sharding_plausibility(CORPUS, sharding_plan(CORPUS)):
+    if workflow.is_main_process:
+        logger.warning(_line)
 PHRASES = "resources/corpus/phrases"
 """The sharded phrase table's and pivot's intermediate files (temporary)."""
 ENGLISH_BIBLE = "resources/corpus/bible-kjv-web.parquet"

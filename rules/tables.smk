@@ -11,7 +11,9 @@
 
 for _paper in BLOCKS:
     check_generic_tables(
-        _paper, {t: table_spec(_paper, t) for t in generic_tables(_paper)}
+        _paper,
+        {t: table_spec(_paper, t) for t in generic_tables(_paper)},
+        {*runs_of(_paper), *config["models"]},
     )
     if not generic_tables(_paper):
         continue

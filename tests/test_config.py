@@ -11,9 +11,10 @@ from snakemake.utils import validate
 from paracomp.errors import ConfigError
 from paracomp.papers import PAPERS
 from paracomp.registry import merged, paper_settings, schema_path
+from paracomp.settings import CONFIG_SCHEMA
 
 REPO = Path(__file__).resolve().parents[1]
-SCHEMA = str(REPO / "workflow" / "schemas" / "config.schema.yaml")
+SCHEMA = CONFIG_SCHEMA
 
 
 def load(name="config.yaml"):

@@ -1,4 +1,4 @@
-"""The trained run's folder (train.run_folder): what a run writes is what evaluation reads;
+"""The trained run's folder (paracomp.run_folder): what a run writes is what evaluation reads;
 an unreadable composer is named in one line."""
 
 from __future__ import annotations

@@ -163,18 +163,59 @@ def _reading(path: str | os.PathLike[str]) -> Iterator[None]:
         raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
 
 
-def read(path: str | os.PathLike[str], schema: pa.Schema | None = None) -> pa.Table:
-    """Read an artefact, checking its columns against ``schema`` when given."""
+def require(path: str | os.PathLike[str], columns: pa.Schema | Sequence[str]) -> pa.Schema:
+    """The schema of parquet file ``path`` (its footer alone is read), which must hold
+    ``columns`` (names, or a schema whose columns must also be of the same kind: string,
+    integer, floating point, list …, or all null); a missing column or one of another kind is a one-line
+    :class:`DataError` naming the file and them. Every reader checks its inputs this way."""
     with _reading(path):
-        table = pq.read_table(path)
+        found = pq.read_schema(path)
+    names = columns.names if isinstance(columns, pa.Schema) else list(columns)
+    missing = [n for n in names if n not in found.names]
+    if missing:
+        raise DataError(
+            f"{path}: missing columns {missing}, it has {found.names} (the wrong file, or "
+            "written by an older paracomp? delete it and rerun the rule that makes it)"
+        )
+    if isinstance(columns, pa.Schema):
+        wrong = [
+            f"{f.name} is {found.field(f.name).type}, not {f.type}"
+            for f in columns
+            if _kind(found.field(f.name).type) not in (_kind(f.type), "null")
+        ]
+        if wrong:
+            raise DataError(f"{path}: wrong column types: {'; '.join(wrong)}")
+    return found
+
+
+def _kind(kind: pa.DataType) -> str:
+    """A column type up to width and encoding (int32 ~ int64, string ~ large_string …)."""
+    checks = {
+        "string": lambda t: pa.types.is_string(t) or pa.types.is_large_string(t),
+        "integer": pa.types.is_integer,
+        "float": pa.types.is_floating,
+        "boolean": pa.types.is_boolean,
+        "list": lambda t: any(
+            check(t)
+            for check in (pa.types.is_list, pa.types.is_large_list, pa.types.is_fixed_size_list)
+        ),
+    }
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return next((name for name, check in checks.items() if check(kind)), str(kind))
+
+
+def read(
+    path: str | os.PathLike[str],
+    schema: pa.Schema | Sequence[str] | None = None,
+    columns: Sequence[str] | None = None,
+) -> pa.Table:
+    """Read an artefact (only ``columns`` when given), checking it has the columns of
+    ``schema`` first (:func:`require`)."""
     if schema is not None:
-        missing = [n for n in schema.names if n not in table.column_names]
-        if missing:
-            raise DataError(
-                f"{path}: missing columns {missing} (written by an older paracomp? "
-                "delete it and rerun the rule that makes it)"
-            )
-    return table
+        require(path, schema)
+    with _reading(path):
+        return pq.read_table(path, columns=columns)
 
 
 def provenance(path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -17,12 +17,12 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from paracomp.errors import WriteError
+from paracomp.errors import DataError, WriteError
 
 STALE_AFTER = 24 * 3600.0
 """Seconds after its last change when a part whose writer cannot be checked counts as stale."""
@@ -176,3 +176,30 @@ def write_json(path: str | os.PathLike[str], value: Any) -> None:
     """``value`` as indented JSON with sorted keys, written atomically."""
     with atomic_path(path) as tmp:
         tmp.write_text(json.dumps(value, indent=2, sort_keys=True) + "\n")
+
+
+def read_json(path: str | os.PathLike[str]) -> Any:
+    """The JSON document in file ``path``; a file that is not UTF-8 JSON (a parquet file given
+    for a record …) is a one-line :class:`DataError` naming it."""
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise DataError(f"{path}: not a JSON file (not UTF-8 text)") from None
+    except json.JSONDecodeError as exc:
+        raise DataError(
+            f"{path}: not a JSON file ({exc.msg} at line {exc.lineno} column {exc.colno})"
+        ) from None
+
+
+def unwritable(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """The folders ``paths`` would be written in (each one's parent, or the nearest ancestor
+    that exists) that this process cannot write into, each once, in order: where an old
+    output could not be removed nor a new one written."""
+    found: dict[Path, None] = {}
+    for path in paths:
+        folder = Path(path).absolute().parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+        if not os.access(folder, os.W_OK | os.X_OK):
+            found[folder] = None
+    return list(found)

@@ -12,7 +12,7 @@ that needs a paper's data (the command line, the catalogue, the tables).
 from __future__ import annotations
 
 import copy
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping, Sequence
 from functools import cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -82,6 +82,15 @@ def schema_path(paper: str) -> str:
     return str(resource(paper, "config.schema.yaml"))
 
 
+def block_argument(paper: str, text: str, keys: Sequence[str], where: str) -> dict[str, Any]:
+    """A command's JSON argument ``text`` holding ``keys`` of ``paper``'s config block
+    (:func:`paracomp.settings.pick`), checked against the paper's schema; an unknown key, a
+    wrong type or a missing key is a :class:`ConfigError` naming ``where`` and the key."""
+    from paracomp.settings import load, parse, pick
+
+    return parse(text, pick(load(schema_path(paper)), keys), where)
+
+
 @cache
 def printed_tables(paper: str) -> dict[str, PrintedTable]:
     """Every printed table of ``paper``, keyed ``table3`` etc."""
@@ -95,11 +104,14 @@ def printed_table(paper: str, table: str) -> PrintedTable:
     return tables[table]
 
 
-def check_generic_tables(paper: str, tables: Mapping[str, Mapping[str, Any]]) -> None:
+def check_generic_tables(
+    paper: str, tables: Mapping[str, Mapping[str, Any]], models: Collection[str] | None = None
+) -> None:
     """The tables of ``paper``'s config block that the generic table rule builds: each one of
     its printed tables, each column one of that table's printed columns, each ``stat`` one
-    of them too (statistics files key their values by column); else a :class:`ConfigError`
-    naming the key and the valid names."""
+    of them too (statistics files key their values by column), each ``model`` one of
+    ``models`` where given (the paper's runs and the config's pretrained models); else a
+    :class:`ConfigError` naming the key and the valid names."""
     printed = printed_tables(paper)
     for table, spec in tables.items():
         where = f"papers.{paper}.tables.{table}"
@@ -110,6 +122,12 @@ def check_generic_tables(paper: str, tables: Mapping[str, Mapping[str, Any]]) ->
             if column not in columns:
                 raise ConfigError(
                     f"{where}.columns.{column}: not a column of {table}; its columns: {columns}"
+                )
+            model = entry.get("model")
+            if models is not None and model is not None and model not in models:
+                raise ConfigError(
+                    f"{where}.columns.{column}.model: {model!r} is neither a run of {paper} nor "
+                    f"a model of config `models`; known: {sorted(models)}"
                 )
             if "stat" in entry and entry["stat"] not in columns:
                 raise ConfigError(

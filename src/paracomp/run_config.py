@@ -16,8 +16,7 @@ from functools import cache
 from importlib.resources import files
 from typing import Any
 
-import jsonschema
-
+from paracomp import settings
 from paracomp.errors import ConfigError
 from paracomp.models import (
     BI_COMPOSERS,
@@ -152,16 +151,7 @@ class TrainConfig:
 def validate(values: Mapping[str, Any], where: str = "train config") -> None:
     """Check settings (complete or partial) against the schema and the rules between them;
     errors name ``where`` and the key."""
-    validator = jsonschema.Draft202012Validator(schema())
-    errors = sorted(validator.iter_errors(dict(values)), key=lambda e: list(e.path))
-    if errors:
-        error = errors[0]
-        key = ".".join(map(str, error.path))
-        if error.validator == "additionalProperties":
-            known = sorted(schema()["properties"])
-            unknown = sorted(set(values) - set(known))
-            raise ConfigError(f"{where}: unknown key(s) {unknown}; known: {known}")
-        raise ConfigError(f"{where}: {key}={error.instance!r}: {error.message}")
+    settings.check(dict(values), schema(), where)
     if values.get("objective") == "targets":
         if values.get("optimizer", "adam") != "adam":
             raise ConfigError(f"{where}: objective 'targets' trains with optimizer 'adam' only")

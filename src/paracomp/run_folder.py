@@ -16,7 +16,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import torch
@@ -35,12 +35,37 @@ CURVE = "curve.parquet"
 CURVE_PNG = "curve.png"
 
 
+class _Writes:
+    """A file's ``write`` for ``torch.save``, keeping the ``OSError`` it raises: torch's zip
+    writer turns it into ``RuntimeError: [enforce fail at inline_container.cc] unexpected
+    pos``, which names neither the file nor the cause."""
+
+    def __init__(self, handle: BinaryIO) -> None:
+        self.handle, self.error = handle, None
+
+    def write(self, data: bytes) -> int:
+        try:
+            return self.handle.write(data)
+        except OSError as exc:
+            self.error = exc
+            raise
+
+    def flush(self) -> None:
+        self.handle.flush()
+
+
 def save(state: Mapping[str, Any], path: Path) -> None:
-    """``torch.save`` of ``state`` to ``path``, atomically. Through a file object, so that a
-    full disk is Python's ``OSError`` (a :class:`~paracomp.errors.WriteError` naming
-    ``path``), not torch's ``enforce fail at inline_container.cc``."""
+    """``torch.save`` of ``state`` to ``path``, atomically (a temporary file beside it, renamed
+    into place: the old file stays whole if the write fails). A full disk is a one-line
+    :class:`~paracomp.errors.WriteError` naming ``path``, not torch's ``enforce fail``."""
     with atomic_path(path) as tmp, open(tmp, "wb") as handle:
-        torch.save(state, handle)
+        writes = _Writes(handle)
+        try:
+            torch.save(state, writes)
+        except RuntimeError:
+            if writes.error is None:
+                raise
+            raise writes.error from None
 
 
 def load(path: Path, what: str, device: str = "cpu") -> dict[str, Any]:

@@ -30,10 +30,11 @@ def _tuning_set(args: argparse.Namespace) -> TuningSet | None:
 def _train(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
     from paracomp.train.job import job_config, train_job
+    from paracomp.train.tuning import read_record
 
     point = json.loads(args.point) if args.point else {}
     if args.selected:
-        point = json.loads(Path(args.selected).read_text())["point"]
+        point = read_record(args.selected, ["point"])["point"]
     config = job_config(json.loads(args.params), point, threads=args.threads, device=args.device)
     tuning = _tuning_set(args)
     init = Path(args.init) if args.init else None

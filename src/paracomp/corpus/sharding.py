@@ -16,6 +16,12 @@ from paracomp.errors import ConfigError
 
 EXPECTED_PAIRS = {"bible": 31_047, "europarl": 1_965_734}
 """Sentence pairs of each ``corpus.bilingual`` source (Europarl v7 es-en: lines of the release)."""
+MIN_JOB_PAIRS = 1_000
+"""Sentence pairs below which a shard or partition job starts up for longer than it works: a
+plan with more jobs of a kind than the corpus's pairs / this is warned about."""
+MAX_JOBS = 10_000
+"""The most jobs the phrase table and the pivot may plan unless ``corpus.sharding.force``
+(config ``corpus.sharding.max_jobs`` changes it)."""
 PIVOT_SHARDS = 4
 """Shards' worth of sentence pairs per pivot partition by default: the pivot reads only the
 pairs seen twice or more, and its partial sums are added in partition order, so that one
@@ -43,3 +49,44 @@ def plan(corpus: dict[str, Any]) -> Plan:
         EXPECTED_PAIRS[source] / (PIVOT_SHARDS * shard_pairs)
     )
     return Plan(shards, sharding.get("partitions") or shards, pivot)
+
+
+def jobs(planned: Plan) -> int:
+    """The jobs of the sharded phrase table (vocabulary, a job per shard, word links, merge
+    and score per partition, gather) and pivot (split, join and sum per partition, gather)."""
+    return 3 + planned.shards + 2 * planned.partitions + 2 + 2 * planned.pivot_partitions
+
+
+def plausibility(corpus: dict[str, Any], planned: Plan) -> list[str]:
+    """A warning about a plan with more jobs than the corpus can use (more than one per
+    :data:`MIN_JOB_PAIRS` sentence pairs), each with the number of jobs planned; beyond
+    ``sharding.max_jobs`` (default :data:`MAX_JOBS`) jobs a :class:`ConfigError` unless
+    ``sharding.force``."""
+    sharding = corpus.get("sharding", {})
+    pairs = EXPECTED_PAIRS[corpus["bilingual"]]
+    useful = max(1, pairs // MIN_JOB_PAIRS)
+    total = jobs(planned)
+    counts = {
+        "shards": planned.shards,
+        "partitions": planned.partitions,
+        "pivot_partitions": planned.pivot_partitions,
+    }
+    excess = [f"{key} {count:,}" for key, count in counts.items() if count > useful]
+    warnings = (
+        [
+            f"corpus.sharding: {', '.join(excess)} for {pairs:,} sentence pairs "
+            f"({corpus['bilingual']}) is more than one job per {MIN_JOB_PAIRS:,} pairs (at most "
+            f"{useful:,} are useful): {total:,} jobs planned for the phrase table and the pivot"
+        ]
+        if excess
+        else []
+    )
+    limit = sharding.get("max_jobs", MAX_JOBS)
+    if total > limit and not sharding.get("force", False):
+        raise ConfigError(
+            f"corpus.sharding: {total:,} jobs planned for the phrase table and the pivot "
+            f"({', '.join(f'{k} {v:,}' for k, v in counts.items())}; {pairs:,} sentence pairs), "
+            f"more than corpus.sharding.max_jobs = {limit:,}; set corpus.sharding.force: true "
+            "to run them all the same"
+        )
+    return warnings

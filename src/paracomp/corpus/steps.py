@@ -74,7 +74,7 @@ def align(sentences_path: Path, out: Path, *, model: int) -> None:
     from paracomp.align.eflomal import align as eflomal_align
 
     start = time.perf_counter()
-    table = pq.read_table(sentences_path)
+    table = artefacts.read(sentences_path, ["id", "en", "es"])
     result = eflomal_align(table["en"].to_pylist(), table["es"].to_pylist(), model=model)
     # English is eflomal's source: its reverse links give each English word at most one link
     # (Moses' e2f), its forward links each foreign word at most one (f2e).
@@ -131,6 +131,7 @@ def phrase_vocab(inputs: list[Path], outs: list[Path]) -> None:
     """The sentences' token types: the ids every shard packs phrases with."""
     from paracomp.phrases.shards import write_vocabulary
 
+    artefacts.require(inputs[0], ["en", "es"])
     write_vocabulary(inputs[0], outs[0])
 
 
@@ -204,12 +205,13 @@ def bilingual_phrases(table_path: Path, out: Path, *, rules: dict[str, Any], see
     from paracomp.corpus.build import BILINGUAL_PAIRS
     from paracomp.corpus.phrase_pairs import select_rows, selected_pairs
 
-    rows = select_rows(table_path, seed=seed, **rules)
+    artefacts.require(table_path, artefacts.PHRASE_TABLE)
+    selection = select_rows(table_path, seed=seed, **rules)
     prov = _prov("bilingual_phrases", "phrase table", [table_path], {**rules, "seed": seed})
-    artefacts.write_stream(selected_pairs(table_path, rows), out, BILINGUAL_PAIRS, prov)
+    artefacts.write_stream(selected_pairs(table_path, selection), out, BILINGUAL_PAIRS, prov)
     lengths = pq.read_table(out, columns=["len_en"])["len_en"]
-    mean = pc.mean(lengths).as_py() if len(rows) else float("nan")
-    log.info("selected %d phrase pairs, %.2f English tokens on average", len(rows), mean)
+    mean = pc.mean(lengths).as_py() if selection.rows else float("nan")
+    log.info("selected %d phrase pairs, %.2f English tokens on average", selection.rows, mean)
 
 
 def pivot_paraphrases(
@@ -240,6 +242,7 @@ def pivot_split(
     ``min_translation_prob``), partitioned by foreign phrase."""
     from paracomp.paraphrase.sharded_pivot import split_by_foreign
 
+    artefacts.require(inputs[0], artefacts.PHRASE_TABLE)
     kept = split_by_foreign(
         inputs[0],
         outs[0],
@@ -315,7 +318,8 @@ def bigram_filtered(pairs_path: Path, sick_path: Path, out: Path) -> None:
     from paracomp.corpus.derive import filter_bigrams, sick_bigrams
 
     table = pq.read_table(pairs_path)
-    sick = pq.read_table(sick_path).to_pandas()
+    artefacts.require(pairs_path, english_sides(table))
+    sick = artefacts.read(sick_path, ["split", "s1", "s2"]).to_pandas()
     sick = sick[sick["split"] == "test"]
     forbidden = sick_bigrams([*sick["s1"], *sick["s2"]])
     kept = filter_bigrams(table, forbidden, side=tuple(english_sides(table)))
@@ -383,12 +387,54 @@ SHARDED_STEPS = {
 """The jobs of the sharded phrase table and pivot by CLI name: any number of inputs and outputs."""
 
 
+def params_schema(step: str) -> dict[str, Any]:
+    """The schema of step ``step``'s ``--params``: the workflow config's own settings
+    (``corpus.pivot``, ``corpus.seed`` …) for those that come from it, a job's index and
+    counts for the rest; what its function takes without a default is required."""
+    import inspect
+
+    from paracomp.settings import config_schema, obj, part
+
+    def corpus(key: str) -> dict[str, Any]:
+        return part(config_schema(), f"corpus.{key}")
+
+    count, index = {"type": "integer", "minimum": 1}, {"type": "integer", "minimum": 0}
+    settings = {
+        "source": corpus("bilingual"),
+        "clean": corpus("clean"),
+        "normalize_punct": corpus("normalize_punct"),
+        "jobs": corpus("tokenize_jobs"),
+        "model": part(corpus("aligner"), "model"),
+        "max_length": corpus("max_phrase_length"),
+        "max_tokens": part(corpus("clean"), "max_tokens"),
+        "seed": corpus("seed"),
+        "shard": index,
+        "shards": count,
+        "partition": index,
+        "partitions": count,
+        "max_join_rows": count,
+        "fraction": {"type": ["number", "null"], "minimum": 0, "maximum": 1},
+        "n": {"type": ["integer", "null"], "minimum": 0},
+    }
+    function = sentences if step == "sentences" else {**STEPS, **SHARDED_STEPS}[step]
+    names = [p for p in inspect.signature(function).parameters.values() if p.kind == p.KEYWORD_ONLY]
+    settings["rules"] = corpus("bilingual_phrases" if step == "bilingual-phrases" else "pivot")
+    properties = {p.name: settings[p.name] for p in names}
+    required = tuple(p.name for p in names if p.default is p.empty)
+    if step == "sentences":  # its source is positional, from --params all the same
+        properties["source"], required = settings["source"], (*required, "source")
+    return obj(properties, required)
+
+
 def run_step(step: str, inputs: list[Path], outs: list[Path], params: dict[str, Any]) -> None:
     """Run step ``step`` (``sentences`` or a key of :data:`STEPS` or :data:`SHARDED_STEPS`)
     with its config ``params``: ``sentences`` reads two folders or files (its ``source`` in
     ``params``), ``english-bible`` two package folders, ``phrase-table`` and
     ``bigram-filter`` two artefacts, every other step of :data:`STEPS` one; each of those
-    writes one output."""
+    writes one output. ``params`` are checked against :func:`params_schema` first."""
+    from paracomp.settings import check
+
+    check(params, params_schema(step), f"corpus {step} --params")
     settings = dict(params)
     if step in SHARDED_STEPS:
         SHARDED_STEPS[step](inputs, outs, **settings)

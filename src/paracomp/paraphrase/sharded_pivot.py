@@ -23,9 +23,11 @@ from paracomp.atomic import atomic_path
 from paracomp.paraphrase.pivot import best_pairs, pivot_sums, scored_pairs
 from paracomp.paraphrase.ppdb import SCORED_PAIRS
 from paracomp.phrases.partitioned import (
+    CHECKSUMS,
     PART,
     append_partitioned,
     read_partition,
+    read_verified,
     string_partitions,
     write_partitioned,
 )
@@ -48,7 +50,10 @@ def split_by_foreign(
     handle = pq.ParquetFile(table_path)
     schema = pa.schema([*(handle.schema_arrow.field(name) for name in COLUMNS), (PART, pa.int64())])
     kept = 0
-    with atomic_path(out) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as writer:
+    with (
+        atomic_path(out) as tmp,
+        pq.ParquetWriter(tmp, schema, compression="zstd", **CHECKSUMS) as writer,
+    ):
         for batch in handle.iter_batches(BATCH, columns=[*COLUMNS, "count"]):
             keep = pc.and_(
                 pc.greater_equal(batch["count"], min_count),
@@ -89,7 +94,7 @@ def sum_partition(
     probs = partial.groupby(["e1", "e2"], sort=False)["p"].sum().reset_index()
     ranked = best_pairs(probs, min_prob=min_prob, top_k=top_k, max_pairs=max_pairs)
     with atomic_path(out) as tmp:
-        pq.write_table(pa.Table.from_pandas(ranked, preserve_index=False), tmp)
+        pq.write_table(pa.Table.from_pandas(ranked, preserve_index=False), tmp, **CHECKSUMS)
     return len(ranked)
 
 
@@ -97,7 +102,7 @@ def gather(paths: list[Path], out: Path, *, max_pairs: int | None, provenance: P
     """SCORED_PAIRS of the best ``max_pairs`` of every partition's pairs."""
     best = pd.DataFrame({"e1": [], "e2": [], "p": []}).astype({"p": float})
     for path in paths:
-        part = pq.read_table(path).to_pandas()
+        part = read_verified(path).to_pandas()
         both = pd.concat([best, part], ignore_index=True)
         best = best_pairs(both, min_prob=-np.inf, top_k=None, max_pairs=max_pairs)
     table = scored_pairs(best)

@@ -4,7 +4,8 @@ partition from many files at once; and row ranges of a file, read without the re
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
 
@@ -20,13 +21,19 @@ BATCH_ROWS = 1 << 16
 """Rows decoded at a time by :func:`read_rows`."""
 PART = "part"
 """The column holding each row's partition (every row group holds one partition)."""
+CHECKSUMS = {"write_page_checksum": True}
+"""Writer options of the partitioned intermediates: a CRC32 of every data page, which their
+readers verify (a flipped byte is refused naming the file, not decoded into wrong rows)."""
 
 
 def write_partitioned(table: pa.Table, parts: np.ndarray, path: Path) -> None:
     """Write ``table`` atomically, its rows grouped by partition ``parts`` (order kept within
     each partition)."""
     schema = table.schema.append(pa.field(PART, pa.int64()))
-    with atomic_path(path) as tmp, pq.ParquetWriter(tmp, schema, compression="zstd") as out:
+    with (
+        atomic_path(path) as tmp,
+        pq.ParquetWriter(tmp, schema, compression="zstd", **CHECKSUMS) as out,
+    ):
         append_partitioned(out, table, parts)
 
 
@@ -48,12 +55,9 @@ class PartitionedFiles:
     def __init__(self, paths: Sequence[Path]):
         if not paths:
             raise DataError("partitioned files: none given")
-        self.groups: dict[int, list[tuple[pq.ParquetFile, int]]] = defaultdict(list)
+        self.groups: dict[int, list[tuple[Path, pq.ParquetFile, int]]] = defaultdict(list)
         for path in paths:
-            try:
-                handle = pq.ParquetFile(path)
-            except (OSError, pa.ArrowInvalid) as exc:
-                raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
+            handle = open_verified(path)
             column = handle.schema_arrow.get_field_index(PART)
             if column < 0:
                 raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
@@ -61,7 +65,7 @@ class PartitionedFiles:
                 stats = handle.metadata.row_group(group).column(column).statistics
                 if stats is None or not stats.has_min_max or stats.min != stats.max:
                     raise DataError(f"{path}: row group {group} is not one partition's")
-                self.groups[stats.min].append((handle, group))
+                self.groups[stats.min].append((path, handle, group))
         self.schema = pq.read_schema(paths[0])
 
     def parts(self) -> list[int]:
@@ -70,8 +74,39 @@ class PartitionedFiles:
 
     def read(self, part: int) -> pa.Table:
         """The rows of partition ``part``, file by file."""
-        pieces = [handle.read_row_group(group) for handle, group in self.groups.get(part, [])]
+        pieces = []
+        for path, handle, group in self.groups.get(part, []):
+            with damaged(path, f"row group {group}"):
+                pieces.append(handle.read_row_group(group))
         return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
+
+
+def open_verified(path: Path) -> pq.ParquetFile:
+    """``path`` opened so that every data page read is checked against its CRC32 (pages
+    written without one are read as they are)."""
+    try:
+        return pq.ParquetFile(path, page_checksum_verification=True)
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
+
+
+def read_verified(path: Path) -> pa.Table:
+    """The whole of intermediate file ``path``, its pages checked (:func:`open_verified`)."""
+    with damaged(path, "a page"):
+        return open_verified(path).read()
+
+
+@contextmanager
+def damaged(path: Path, what: str) -> Iterator[None]:
+    """A page that fails its checksum or does not decode (``ZSTD decompression failed``) is a
+    one-line :class:`DataError` naming the file and saying what to delete."""
+    try:
+        yield
+    except (OSError, pa.ArrowException) as exc:
+        raise DataError(
+            f"{path}: {what} is damaged ({str(exc).splitlines()[0]}); delete it and rerun the "
+            "job that wrote it"
+        ) from exc
 
 
 def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
@@ -82,7 +117,7 @@ def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
 def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table:
     """Rows ``start:stop`` of ``columns``, decoding only the row groups that hold them, a
     batch of :data:`BATCH_ROWS` at a time, and keeping only those rows."""
-    handle = pq.ParquetFile(path)
+    handle = open_verified(path)
     missing = sorted(set(columns) - set(handle.schema_arrow.names))
     if missing:
         raise DataError(f"{path}: missing columns {missing}")
@@ -91,7 +126,7 @@ def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table
         size = handle.metadata.row_group(group).num_rows
         if offset < stop and offset + size > start:
             batches = handle.iter_batches(BATCH_ROWS, row_groups=[group], columns=columns)
-            for batch in batches:
+            for batch in _checked(batches, path, f"row group {group}"):
                 lo, hi = max(start, offset), min(stop, offset + batch.num_rows)
                 if hi > lo:
                     pieces.append(pa.Table.from_batches([batch.slice(lo - offset, hi - lo)]))
@@ -103,6 +138,15 @@ def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table
     if not pieces:
         return handle.schema_arrow.empty_table().select(columns)
     return pa.concat_tables(pieces).combine_chunks()
+
+
+def _checked(batches: Iterator[pa.RecordBatch], path: Path, what: str) -> Iterator[pa.RecordBatch]:
+    while True:
+        with damaged(path, what):
+            batch = next(batches, None)
+        if batch is None:
+            return
+        yield batch
 
 
 def num_rows(path: Path) -> int:

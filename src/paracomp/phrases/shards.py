@@ -36,10 +36,12 @@ from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
 from paracomp.phrases.extract import HashTable, PhraseCounter, add_count, intern_key, key_hash
 from paracomp.phrases.partitioned import (
+    CHECKSUMS,
     PartitionedFiles,
     num_rows,
     read_partition,
     read_rows,
+    read_verified,
     write_partitioned,
 )
 from paracomp.phrases.score import best_alignments, lex_weights, phrase_strings, phrase_tokens
@@ -75,12 +77,12 @@ def write_vocabulary(sentences: Path, out: Path) -> None:
         }
     )
     with atomic_path(out) as tmp:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", **CHECKSUMS)
 
 
 def read_vocabulary(path: Path) -> tuple[list[str], list[str]]:
     """The English and foreign token lists of :func:`write_vocabulary` (index = id)."""
-    table = pq.read_table(path)
+    table = read_verified(path)
     side, token = table["side"].to_numpy(zero_copy_only=False), table["token"].to_pylist()
     english = [t for t, s in zip(token, side, strict=True) if s == "en"]
     return english, token[len(english) :]
@@ -122,7 +124,7 @@ def extract_shard(
     _write_shard_pairs(counter, shard, partitions, out[0])
     words = counter.words.filled()
     with atomic_path(out[1]) as tmp:
-        pq.write_table(pa.table({"key": words[:, 0], "count": words[:, 1]}), tmp)
+        pq.write_table(pa.table({"key": words[:, 0], "count": words[:, 1]}), tmp, **CHECKSUMS)
     return len(counter.pairs)
 
 
@@ -146,13 +148,13 @@ def sum_words(paths: list[Path], out: Path) -> None:
     """Sum the word-link counts of every shard."""
     table = HashTable.empty(1)
     for path in paths:
-        words = pq.read_table(path)
+        words = read_verified(path)
         keys, counts = words["key"].to_numpy(), words["count"].to_numpy()
         table.reserve(len(keys))
         _add_all(table.arrays(), keys[:, None], counts)
     rows = table.filled()
     with atomic_path(out) as tmp:
-        pq.write_table(pa.table({"key": rows[:, 0], "count": rows[:, 1]}), tmp)
+        pq.write_table(pa.table({"key": rows[:, 0], "count": rows[:, 1]}), tmp, **CHECKSUMS)
 
 
 def merge_by_english(paths: list[Path], out: Path, *, partition: int, partitions: int) -> int:
@@ -198,7 +200,7 @@ def score_by_foreign(
     e_tokens, e_lengths = phrase_tokens(_with_ids(_stack(rows, E_KEY)), n)
     f_tokens, f_lengths = phrase_tokens(f_table.filled(), len(f_table))
     english, foreign = read_vocabulary(vocabulary)
-    words = pq.read_table(words_path)
+    words = read_verified(words_path)
     word_table = HashTable.empty(1)
     word_table.reserve(len(words))
     _add_all(word_table.arrays(), words["key"].to_numpy()[:, None], words["count"].to_numpy())

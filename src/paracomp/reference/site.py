@@ -25,7 +25,7 @@ def paper_readme(paper: str) -> str:
 def schema_files() -> dict[str, tuple[str, str]]:
     """Every user-facing schema: its file -> (its section's title, the prefix of its keys)."""
     files = {
-        "workflow/schemas/config.schema.yaml": ("Workflow config", ""),
+        "src/paracomp/config.schema.yaml": ("Workflow config", ""),
         RUN_SCHEMA: ("Run settings", ""),
         TABLE_SCHEMA: ("Paper tables", "papers.<paper>.tables"),
     }

@@ -204,15 +204,14 @@ def cell_value(text: str | None) -> float | None:
 
 def compare_values(compare: Mapping[str, Path]) -> dict[str, dict[Cell, float | None]]:
     """Each compare file's cells as ``{"ours": {cell: value}, "paper": {…}}``."""
-    import csv
+    from paracomp.tables.compare_file import read_compare
 
     found: dict[str, dict[Cell, float | None]] = {"ours": {}, "paper": {}}
     for table, path in compare.items():
-        with open(path, newline="", encoding="utf-8") as handle:
-            for row in csv.DictReader(handle):
-                cell = (table, row["row"], row["column"], "")
-                for side in found:
-                    found[side][cell] = cell_value(row.get(side))
+        for row in read_compare(path):
+            cell = (table, row["row"], row["column"], "")
+            for side in found:
+                found[side][cell] = cell_value(row.get(side))
     return found
 
 

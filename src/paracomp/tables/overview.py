@@ -15,6 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 from paracomp.atomic import atomic_path
+from paracomp.tables.compare_file import read_compare
 from paracomp.tables.findings import cell_value
 
 COLUMNS = ("table", "cells", "computed", "printed", "compared", "mean_abs_delta", "max_abs_delta")
@@ -22,8 +23,7 @@ COLUMNS = ("table", "cells", "computed", "printed", "compared", "mean_abs_delta"
 
 def table_summary(table: str, compare: Path) -> dict[str, str]:
     """The overview row of one table's compare file."""
-    with open(compare, newline="", encoding="utf-8") as handle:
-        rows = list(csv.DictReader(handle))
+    rows = read_compare(compare)
     ours = [cell_value(r["ours"]) for r in rows]
     paper = [cell_value(r["paper"]) for r in rows]
     deltas = [

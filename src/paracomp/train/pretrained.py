@@ -41,7 +41,7 @@ def write_initial_matrix(vocab: Path, embeddings: Path, seed: int, out: Path) ->
     """:func:`initial_matrix` of the vocabulary artefact ``vocab`` (a ``word`` column, row
     ``i`` is token id ``i``) from the embeddings artefact ``embeddings``, as an embeddings
     artefact."""
-    vocabulary = artefacts.read(vocab).column("word").to_pylist()
+    vocabulary = artefacts.read(vocab, ["word"]).column("word").to_pylist()
     words, vectors = artefacts.read_embeddings(embeddings)
     matrix, found = initial_matrix(vocabulary, words, vectors, seed)
     prov = artefacts.Provenance(

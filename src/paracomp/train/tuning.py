@@ -3,7 +3,6 @@ best point and the report of all of them."""
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -14,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pyarrow.parquet as pq
 
-from paracomp.atomic import write_json
+from paracomp.atomic import read_json, write_json
 from paracomp.errors import DataError
 from paracomp.eval.encode import SentenceEncoder
 from paracomp.eval.metrics import pearson
@@ -54,7 +53,17 @@ def select(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 def select_file(records: Sequence[Path], out: Path) -> None:
     """:func:`select` over the point records in ``records``, written to ``out``."""
-    write_json(out, select([json.loads(Path(p).read_text()) for p in records]))
+    write_json(out, select([read_record(p, ("point", "tuning_r")) for p in records]))
+
+
+def read_record(path: str | Path, keys: Sequence[str]) -> dict[str, Any]:
+    """The JSON record in ``path``, which must be an object holding ``keys`` (else a
+    one-line :class:`DataError` naming the file)."""
+    record = read_json(path)
+    missing = [k for k in keys if not isinstance(record, dict) or k not in record]
+    if missing:
+        raise DataError(f"{path}: not a record of this step (no key(s) {missing})")
+    return record
 
 
 def tuning_report(selected: Mapping[str, Path]) -> pd.DataFrame:
@@ -62,7 +71,7 @@ def tuning_report(selected: Mapping[str, Path]) -> pd.DataFrame:
     one was selected."""
     rows = []
     for run, path in selected.items():
-        result = json.loads(Path(path).read_text())
+        result = read_record(path, ("selected", "records"))
         for index, record in enumerate(result["records"]):
             rows.append(
                 {

@@ -12,10 +12,20 @@ from paracomp.arguments import key_values
 log = logging.getLogger("paracomp")
 
 
+SENTENCE_COLUMNS = ["set", "index", "text", "tokens", "label", "gold"]
+"""The columns of the sentence table (``chen2020 sentences``) that scoring reads."""
+
+
 def _root(folder: str) -> Path:
     from paracomp.data.fetch import verify_fetched
 
     return Path(folder) / verify_fetched(Path(folder)).get("root", ".")
+
+
+def _block(text: str, keys: list[str], command: str) -> dict:
+    from paracomp.registry import block_argument
+
+    return block_argument("chen2020", text, keys, f"chen2020 {command} --params")
 
 
 def _paranmt(args: argparse.Namespace) -> None:
@@ -36,7 +46,9 @@ def _paranmt(args: argparse.Namespace) -> None:
 def _subsets(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.corpus import write_subsets
 
-    write_subsets(Path(args.input), json.loads(args.params), Path(args.out), Path(args.tuning))
+    keys = ["max_tokens", "train_pairs", "tuning_pairs", "seed"]
+    params = _block(args.params, keys, "subsets")
+    write_subsets(Path(args.input), params, Path(args.out), Path(args.tuning))
 
 
 def _sentences(args: argparse.Namespace) -> None:
@@ -62,15 +74,15 @@ def _sentences(args: argparse.Namespace) -> None:
 
 
 def _scores(args: argparse.Namespace) -> None:
-    import pandas as pd
     import torch
 
+    from paracomp import artefacts
     from paracomp.papers.chen2020.scores import score_model
 
     torch.set_num_threads(args.threads)
     scores = score_model(
         args.kind,
-        pd.read_parquet(args.sentences),
+        artefacts.read(args.sentences, SENTENCE_COLUMNS).to_pandas(),
         run=Path(args.run) if args.run else None,
         pairs=Path(args.pairs) if args.pairs else None,
         vectors=Path(args.vectors) if args.vectors else None,
@@ -92,7 +104,11 @@ def _words(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.examples import write_table5
 
     write_table5(
-        Path(args.run), Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out)
+        Path(args.run),
+        Path(args.pairs),
+        _block(args.params, ["word_lists.*"], "words"),
+        args.corpus,
+        Path(args.out),
     )
 
 
@@ -100,7 +116,8 @@ def _sentence_lists(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.examples import write_table6
 
     runs = {k: Path(v) for k, v in key_values(args.runs).items()}
-    write_table6(runs, Path(args.pairs), json.loads(args.params), args.corpus, Path(args.out))
+    params = _block(args.params, ["sentence_lists.*", "seed"], "sentence-lists")
+    write_table6(runs, Path(args.pairs), params, args.corpus, Path(args.out))
 
 
 def _tokenizer_args(p: argparse.ArgumentParser) -> None:

@@ -61,7 +61,7 @@ def subsets(
 
 def write_subsets(corpus: Path, params: dict, out: Path, tuning_out: Path) -> None:
     """:func:`subsets` of the corpus artefact ``corpus``, written as artefacts."""
-    table = artefacts.read(corpus).select(artefacts.SEGMENT_PAIRS.names)
+    table = artefacts.read(corpus, artefacts.SEGMENT_PAIRS).select(artefacts.SEGMENT_PAIRS.names)
     train, tuning = subsets(
         table, params["max_tokens"], params["train_pairs"], params["tuning_pairs"], params["seed"]
     )

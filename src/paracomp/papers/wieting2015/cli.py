@@ -8,6 +8,8 @@ import json
 import logging
 from pathlib import Path
 
+from paracomp.atomic import read_json
+
 log = logging.getLogger("paracomp")
 
 
@@ -73,7 +75,7 @@ def _word_scores(args: argparse.Namespace) -> None:
 
     sets = {k: Path(v) for k, v in key_values(args.set).items()}
     scores = word_scores(Path(args.embeddings), sets)
-    train = json.loads(Path(args.record).read_text())
+    train = read_json(args.record)
     record = {
         "point": train["point"],
         "embeddings": args.embeddings,
@@ -89,7 +91,7 @@ def _select(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
     from paracomp.papers.wieting2015.selection import select_record
 
-    records = [json.loads(Path(p).read_text()) for p in args.records]
+    records = [read_json(p) for p in args.records]
     chosen = select_record(records, args.criterion)
     if args.run_out is not None:
         from paracomp.run_folder import copy_run
@@ -104,7 +106,7 @@ def _select(args: argparse.Namespace) -> None:
 def _paragram(args: argparse.Namespace) -> None:
     from paracomp import artefacts
 
-    chosen = json.loads(Path(args.selected).read_text())
+    chosen = read_json(args.selected)
     source = Path(chosen["record"]["embeddings"])
     words, matrix = artefacts.read_embeddings(source)
     prov = artefacts.Provenance(
@@ -155,7 +157,7 @@ def _phrase_scores(args: argparse.Namespace) -> None:
     with atomic_path(args.out) as tmp:
         scores.to_parquet(tmp, index=False)
     if args.record:
-        train = json.loads(Path(args.train_record).read_text())
+        train = read_json(args.train_record)
         set_name, subset = (
             ("annotated-ppdb", "all") if args.dev == "phrases" else ("ml2010", args.dev)
         )
@@ -181,7 +183,9 @@ def _sst(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2015.cnn import Split, train_static_cnn
 
     torch.set_num_threads(args.threads)
-    settings = json.loads(args.settings)
+    from paracomp.registry import block_argument
+
+    settings = block_argument("wieting2015", args.settings, ["sst.*"], "wieting2015 sst --settings")
     folder = _verified(args.folder)
     words, matrix = artefacts.read_embeddings(args.vectors)
     index = {w: i for i, w in enumerate(words)}

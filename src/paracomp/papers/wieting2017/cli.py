@@ -8,8 +8,15 @@ import logging
 from pathlib import Path
 
 from paracomp.arguments import key_values
+from paracomp.atomic import read_json
 
 log = logging.getLogger("paracomp")
+
+
+def _block(text: str, keys: list[str], command: str) -> dict:
+    from paracomp.registry import block_argument
+
+    return block_argument("wieting2017", text, keys, f"wieting2017 {command} --params")
 
 
 def _sentences(args: argparse.Namespace) -> None:
@@ -17,13 +24,13 @@ def _sentences(args: argparse.Namespace) -> None:
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.data import read_simpwiki, sentence_pairs
 
-    params = json.loads(args.params)
+    params = _block(args.params, ["corpus", "sentences.*"], "sentences")
     source = Path(args.input)
     if params["corpus"] == "simpwiki":
         verify_fetched(source)
         corpus, inputs = read_simpwiki(source), [source / "MANIFEST.json"]
     else:
-        corpus, inputs = artefacts.read(source), [source]
+        corpus, inputs = artefacts.read(source, artefacts.SEGMENT_PAIRS), [source]
     table = sentence_pairs(corpus, params.get("max_tokens"), params.get("pairs"), params["seed"])
     log.info("%d of %d sentence pairs kept", table.num_rows, corpus.num_rows)
     prov = artefacts.Provenance(
@@ -37,7 +44,7 @@ def _ppdb(args: argparse.Namespace) -> None:
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.data import read_ppdb, token_matched, tokens
 
-    params = json.loads(args.params)
+    params = _block(args.params, ["ppdb.seed"], "ppdb")
     files = []
     for folder in map(Path, args.ppdb):
         manifest = verify_fetched(folder)
@@ -108,7 +115,7 @@ def _transfer(args: argparse.Namespace) -> None:
         pairs.to_parquet(tmp, index=False)
     with atomic_path(out / "scores.csv") as tmp:
         scores.to_csv(tmp, index=False, float_format="%.6f")
-    train = json.loads(Path(args.train_record).read_text())
+    train = read_json(args.train_record)
     record = {"run": args.run_name, "index": args.index, "point": train.get("point", {}),
               "train": train}  # fmt: skip
     write_json(out / "record.json", record)
@@ -163,7 +170,11 @@ def _parse(args: argparse.Namespace) -> None:
     from paracomp.data.fetch import verify_fetched
     from paracomp.papers.wieting2017.gates import candidates, load_pipeline, parse_sentences
 
-    params = json.loads(args.params)
+    params = _block(
+        args.params,
+        ["gates.sentences", "gates.max_tokens", "gates.max_words", "gates.seed"],
+        "parse",
+    )
     kjv, web = (Path(f) / verify_fetched(Path(f)).get("root", ".") for f in args.bible)
     texts = [v[2].translate(PARAGRAPH_MARKS) for v in read_kjv_web(kjv, web)]
     pool = candidates(texts, params["max_words"], params["seed"])
@@ -217,7 +228,7 @@ def _select_supervised(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.tables import pick_supervised
     from paracomp.run_folder import copy_run
 
-    records = {Path(p): json.loads(Path(p).read_text()) for p in args.records}
+    records = {Path(p): read_json(p) for p in args.records}
     best = pick_supervised(list(records.values()))
     path = next(p for p, r in records.items() if r is best)
     copy_run(path.with_suffix(""), args.out)
@@ -230,7 +241,7 @@ def _gate_table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.gates import write_gate_table
 
     setting = json.loads(args.setting)
-    setting["gates"] = {**setting["gates"], **json.loads(Path(args.record).read_text())}
+    setting["gates"] = {**setting["gates"], **read_json(args.record)}
     write_gate_table(args.table, Path(args.tokens), setting, Path(args.out))
 
 
