@@ -21,6 +21,10 @@ from paracomp.papers.wieting2017.workflow import (
     RESULTS as WIETING2017_RESULTS,
     Inputs as Wieting2017Inputs,
 )
+from paracomp.papers.wieting2017.workflow_gates import Gates as Wieting2017Gates
+from paracomp.papers.wieting2017.workflow_supervised import (
+    Supervised as Wieting2017Supervised,
+)
 
 WIETING2017 = block("wieting2017")
 _WIETING2017_SETS = [*WIETING2017_TRANSFER_SETS, *WIETING2017_SELECTION_SETS]
@@ -38,12 +42,14 @@ WIETING2017_IN = Wieting2017Inputs(
     EVAL["tokenizer"],
     EVAL["lowercase"],
 )
+WIETING2017_SUPERVISED = Wieting2017Supervised(WIETING2017_IN)
+WIETING2017_GATES = Wieting2017Gates(WIETING2017_IN)
 
 register(
     Registration(
         "wieting2017",
         points=WIETING2017_IN,
-        leaderboard=WIETING2017_IN.leaderboard(),
+        leaderboard={**WIETING2017_IN.leaderboard(), **WIETING2017_SUPERVISED.leaderboard()},
         custom_tables=frozenset(WIETING2017.get("tables", {})),
     )
 )
@@ -54,7 +60,7 @@ wildcard_constraints:
     transfer_run="|".join(WIETING2017_IN.runs()) or "none",
     supervised_point=r"\d+",
     supervised_table="|".join(WIETING2017_SUPERVISED_TABLES),
-    supervised_run="|".join(WIETING2017_IN.supervised_runs()) or "none",
+    supervised_run="|".join(WIETING2017_SUPERVISED.runs()) or "none",
     supervised_task="|".join(WIETING2017_TASKS),
     gate_table="|".join(WIETING2017_GATE_TABLES),
 
@@ -217,7 +223,7 @@ rule wieting2017_transfer_table:
 
 rule wieting2017_supervised:
     input:
-        unpack(WIETING2017_IN.supervised_inputs),
+        unpack(WIETING2017_SUPERVISED.inputs),
     output:
         record=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}.json",
         composer=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}/composer.pt",
@@ -227,10 +233,10 @@ rule wieting2017_supervised:
     benchmark:
         "benchmarks/snakemake/wieting2017/supervised/{supervised_run}/{supervised_task}/{supervised_point}.tsv"
     params:
-        run=WIETING2017_IN.supervised_params,
-        point=WIETING2017_IN.supervised_point,
-        model=WIETING2017_IN.supervised_model,
-        args=WIETING2017_IN.supervised_args,
+        run=WIETING2017_SUPERVISED.params,
+        point=WIETING2017_SUPERVISED.point,
+        model=WIETING2017_SUPERVISED.model,
+        args=WIETING2017_SUPERVISED.args,
         device=TRAIN["device"],
         fallback="--allow-cpu-fallback" if TRAIN["allow_cpu_fallback"] else "",
         encoder=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}",
@@ -251,7 +257,7 @@ rule wieting2017_supervised:
 
 rule wieting2017_supervised_selected:
     input:
-        WIETING2017_IN.supervised_selected_inputs,
+        WIETING2017_SUPERVISED.selected_inputs,
     output:
         composer=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/composer.pt",
         embeddings=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/embeddings.parquet",
@@ -261,7 +267,7 @@ rule wieting2017_supervised_selected:
     benchmark:
         "benchmarks/snakemake/wieting2017/supervised/{supervised_run}/{supervised_task}.selected.tsv"
     params:
-        records=WIETING2017_IN.supervised_point_records,
+        records=WIETING2017_SUPERVISED.point_records,
         folder=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected",
     localrule: True
     resources:
@@ -276,7 +282,7 @@ rule wieting2017_supervised_selected:
 
 rule wieting2017_supervised_table:
     input:
-        WIETING2017_IN.supervised_table_inputs,
+        WIETING2017_SUPERVISED.table_inputs,
     output:
         table=report(
             "results/wieting2017/{supervised_table}.csv",
@@ -298,8 +304,8 @@ rule wieting2017_supervised_table:
     benchmark:
         "benchmarks/snakemake/wieting2017/tables/{supervised_table}.tsv"
     params:
-        records=WIETING2017_IN.supervised_table_args,
-        setting=WIETING2017_IN.supervised_setting,
+        records=WIETING2017_SUPERVISED.table_args,
+        setting=WIETING2017_SUPERVISED.setting,
     localrule: True
     resources:
         mem_mb=2000,
@@ -323,7 +329,7 @@ rule wieting2017_parse:
     benchmark:
         "benchmarks/snakemake/wieting2017/gates/parse.tsv"
     params:
-        settings=WIETING2017_IN.parse_params,
+        settings=WIETING2017_GATES.parse_params,
     resources:
         mem_mb=2000,
         runtime=20,
@@ -336,7 +342,7 @@ rule wieting2017_parse:
 
 rule wieting2017_gates:
     input:
-        unpack(WIETING2017_IN.gate_inputs),
+        unpack(WIETING2017_GATES.inputs),
     output:
         tokens=f"{WIETING2017_RESULTS}/gates/tokens.parquet",
         record=f"{WIETING2017_RESULTS}/gates/model.json",
@@ -345,7 +351,7 @@ rule wieting2017_gates:
     benchmark:
         "benchmarks/snakemake/wieting2017/gates/gates.tsv"
     params:
-        points=WIETING2017_IN.gate_args,
+        points=WIETING2017_GATES.args,
         selection=WIETING2017["gates"]["selection"],
     resources:
         mem_mb=4000,
@@ -383,7 +389,7 @@ rule wieting2017_gate_table:
     benchmark:
         "benchmarks/snakemake/wieting2017/tables/{gate_table}.tsv"
     params:
-        setting=WIETING2017_IN.gate_setting,
+        setting=WIETING2017_GATES.setting,
     localrule: True
     resources:
         mem_mb=2000,

@@ -14,6 +14,11 @@ Artefacts (``RESOURCES`` = ``resources/wieting2017``, ``RESULTS`` = ``results/wi
   per-pair cosines) and ``record.json``;
 - ``RESULTS/tableN.{csv,compare.csv,md}``.
 
+The transfer runs' and the tables' inputs are :class:`Inputs`'; the supervised runs' (Tables 5,
+6, 8) are :class:`~paracomp.papers.wieting2017.workflow_supervised.Supervised`'s and the gate
+analysis' (Tables 9-11) :class:`~paracomp.papers.wieting2017.workflow_gates.Gates`', each over
+the same :class:`Inputs`.
+
 A run is a model (``avg``, ``lstm``, ``lstmavg``, ``gran`` …, each a composer of the shared
 trainer: ``composers``), a training set (``sentences`` or ``ppdb``) and a grid of
 regularisation settings (``grids``). Every table cell is the 22-set mean of the grid point its
@@ -140,6 +145,15 @@ SUPERVISED_RUNS = {
 the paper's 'same settings as the previous experiment')."""
 
 
+def check_runs(block: Mapping[str, Any], part: str, runs: Mapping[str, Mapping[str, Any]]) -> None:
+    """Each run of ``part`` names a grid and a model of the block, else a ConfigError."""
+    for run, spec in runs.items():
+        where = f"papers.wieting2017.{part}.{run}"
+        named(block["grids"], spec["grid"], f"{where}.grid", "grid of papers.wieting2017.grids")
+        what = "model of papers.wieting2017.composers"
+        named(block["composers"], spec["model"], f"{where}.model", what)
+
+
 def table_runs(table: str) -> list[str]:
     return sorted(set(TABLE_RUNS[table].values()))
 
@@ -165,13 +179,7 @@ class Inputs:
     lowercase: bool
 
     def __post_init__(self) -> None:
-        grids, composers = self.block["grids"], self.block["composers"]
-        for part, runs in (("transfer", self.runs()), ("supervised.runs", self.supervised_runs())):
-            for run, spec in runs.items():
-                where = f"papers.wieting2017.{part}.{run}"
-                named(grids, spec["grid"], f"{where}.grid", "grid of papers.wieting2017.grids")
-                what = "model of papers.wieting2017.composers"
-                named(composers, spec["model"], f"{where}.model", what)
+        check_runs(self.block, "transfer", self.runs())
         for run in self.runs():
             for index, point in enumerate(self.points(run)):
                 where = f"papers.wieting2017.transfer.{run} with grid point {index} {point}"
@@ -242,31 +250,10 @@ class Inputs:
     def leaderboard(self) -> dict[str, dict[str, str]]:
         """Each transfer run as a leaderboard model: the run folder of its point picked by
         "2016 STS" (the paper's selection that reads no transfer set)."""
-        transfer = {
+        return {
             f"wieting2017/{run}": {"paper": "wieting2017", "run": f"{RESULTS}/selected/{run}"}
             for run in self.runs()
         }
-        return {**transfer, **self.supervised_leaderboard()}
-
-    def supervised_leaderboard(self) -> dict[str, dict[str, str]]:
-        """Each supervised run's encoder per task, at the point validation r picks: its own
-        word rows, the others those it started from (the initial vectors, or a universal
-        run's transfer point selected by 2016 STS)."""
-        entries = {}
-        for run, spec in self.supervised_runs().items():
-            start = (
-                f"{RESULTS}/selected/{spec['universal']}/embeddings.parquet"
-                if "universal" in spec
-                else f"{RESOURCES}/init.parquet"
-            )
-            for task in TASKS:
-                entries[f"wieting2017/supervised-{task}/{run}"] = {
-                    "paper": "wieting2017",
-                    "run": f"{RESULTS}/supervised/{run}/{task}.selected",
-                    "fallback": start,
-                    "note": SUPERVISED_NOTES[task],
-                }
-        return entries
 
     def selected_inputs(self, wildcards) -> list[str]:
         return self.point_records(wildcards.transfer_run)
@@ -274,123 +261,6 @@ class Inputs:
     def selected_args(self, wildcards) -> str:
         run = wildcards.transfer_run
         return "--points " + " ".join(f"{run}={d}" for d in self.point_folders(run))
-
-    # -- supervised runs (Tables 5, 6, 8) --------------------------------------------------
-
-    def supervised_runs(self) -> dict[str, Mapping[str, Any]]:
-        return configured(self.block.get("supervised", {}).get("runs"))
-
-    def supervised_points(self, run: str) -> list[dict[str, Any]]:
-        return grid_points(self.block["grids"][self.supervised_runs()[run]["grid"]])
-
-    def supervised_params(self, wildcards) -> str:
-        spec = self.supervised_runs()[wildcards.supervised_run]
-        return json.dumps({**self.block["supervised"]["settings"], "dim": self.block["dim"],
-                           **{k: v for k, v in spec.items() if k not in ("model", "grid", "universal")}})  # fmt: skip
-
-    def supervised_point(self, wildcards) -> str:
-        return json.dumps(
-            self.supervised_points(wildcards.supervised_run)[int(wildcards.supervised_point)]
-        )
-
-    def supervised_model(self, wildcards) -> str:
-        return self.block["composers"][self.supervised_runs()[wildcards.supervised_run]["model"]]
-
-    def _supervised_sets(self) -> dict[str, str]:
-        return {n: p for n, p in self.scored.items() if n in SUPERVISED_SETS}
-
-    def supervised_inputs(self, wildcards) -> dict[str, Any]:
-        spec = self.supervised_runs()[wildcards.supervised_run]
-        inputs: dict[str, Any] = {"sets": list(self._supervised_sets().values())}
-        if "universal" in spec:
-            inputs["universal"] = self.point_records(spec["universal"])
-        else:
-            inputs["init"] = f"{RESOURCES}/init.parquet"
-        return inputs
-
-    def supervised_args(self, wildcards) -> str:
-        spec = self.supervised_runs()[wildcards.supervised_run]
-        args = ["--set " + " ".join(f"{n}={p}" for n, p in self._supervised_sets().items())]
-        if "universal" in spec:
-            run = spec["universal"]
-            args.append("--universal " + " ".join(f"{run}={d}" for d in self.point_folders(run)))
-        else:
-            args.append(f"--init {RESOURCES}/init.parquet")
-        lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
-        return " ".join([*args, f"--tokenizer {self.tokenizer}", lowercase])
-
-    def supervised_records(self, table: str) -> list[tuple[str, str]]:
-        runs = sorted(set(SUPERVISED_RUNS[table].values()) & set(self.supervised_runs()))
-        return [
-            (run, f"{RESULTS}/supervised/{run}/{task}/{p}.json")
-            for run in runs
-            for task in TASKS
-            for p in range(len(self.supervised_points(run)))
-        ]
-
-    def supervised_point_records(self, wildcards) -> list[str]:
-        """The record of every grid point of a supervised run and task."""
-        run, task = wildcards.supervised_run, wildcards.supervised_task
-        return [
-            f"{RESULTS}/supervised/{run}/{task}/{p}.json"
-            for p in range(len(self.supervised_points(run)))
-        ]
-
-    def supervised_selected_inputs(self, wildcards) -> list[str]:
-        return [
-            path
-            for record in self.supervised_point_records(wildcards)
-            for path in (record, record.removesuffix(".json") + "/composer.pt",
-                         record.removesuffix(".json") + "/embeddings.parquet")
-        ]  # fmt: skip
-
-    def supervised_table_inputs(self, wildcards) -> list[str]:
-        return [path for _, path in self.supervised_records(wildcards.supervised_table)]
-
-    def supervised_table_args(self, wildcards) -> str:
-        records = self.supervised_records(wildcards.supervised_table)
-        return "--records " + " ".join(f"{r}={p}" for r, p in records) if records else ""
-
-    def supervised_setting(self, wildcards) -> str:
-        setting = json.loads(self.setting())
-        block = self.block.get("supervised", {})
-        runs = self.supervised_runs()
-        grids = {spec["grid"] for spec in runs.values()}
-        setting["supervised"] = {
-            "settings": dict(block.get("settings", {})),
-            "runs": {r: dict(s) for r, s in runs.items()},
-            "grids": {g: list(v) for g, v in self.block["grids"].items() if g in grids},
-        }
-        return json.dumps(setting)
-
-    # -- gate analysis (Tables 9-11) -------------------------------------------------------
-
-    def gates(self) -> Mapping[str, Any]:
-        return self.block["gates"]
-
-    def parse_params(self, wildcards=None) -> str:
-        g = self.gates()
-        return json.dumps({k: g[k] for k in ("sentences", "max_tokens", "max_words", "seed")})
-
-    def gate_inputs(self, wildcards=None) -> dict[str, Any]:
-        run = self.gates()["run"]
-        if run not in self.runs():
-            raise ValueError(
-                f"papers.wieting2017.gates.run: run {run} is not configured (transfer)"
-            )
-        return {"parsed": f"{RESOURCES}/gates/parsed.parquet", "points": self.point_records(run)}
-
-    def gate_args(self, wildcards=None) -> str:
-        run = self.gates()["run"]
-        return " ".join(f"{run}={d}" for d in self.point_folders(run))
-
-    def gate_setting(self, wildcards=None) -> str:
-        g = dict(self.gates())
-        g["corpus"] = (
-            "the World English Bible (Debian sword-text-web, the cased English side of the "
-            "KJV-WEB pairs), verses split into spaCy's sentences"
-        )
-        return json.dumps({"gates": g, "note": self.block.get("note", "")})
 
     # -- data -----------------------------------------------------------------------------
 
