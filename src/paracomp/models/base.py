@@ -210,3 +210,10 @@ class ComposerFactory(Protocol):
     from ``generator`` only (from torch's global generator when ``None``)."""
 
     def __call__(self, dim: int, generator: torch.Generator | None = None) -> Composer: ...
+
+
+def normal_parameter(
+    shape: tuple[int, ...], std: float, generator: torch.Generator | None
+) -> nn.Parameter:
+    """A parameter of ``shape`` drawn from ``N(0, std²)`` with ``generator``."""
+    return nn.Parameter(torch.empty(shape).normal_(0.0, std, generator=generator))
