@@ -58,22 +58,19 @@ def _evaluate(model: str, encoding, encoder) -> None:
                    "skip", Path("results/eval") / model)  # fmt: skip
 
 
-@pytest.fixture
-def project(tmp_path, monkeypatch):
-    """A project folder with word vectors and a GRAN run, both evaluated on a toy set."""
+def _vectors_model(name: str, path: Path, words: list[str]) -> None:
+    """Random word vectors at ``path``, evaluated as the model ``name``."""
+    matrix = np.random.default_rng(0).normal(size=(len(words), 8)).astype(np.float32)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    artefacts.write_embeddings(words, matrix, path, artefacts.Provenance("toy", "test", {}, {}))
+    _evaluate(name, *embeddings_encoder(path, "skip"))
+
+
+def _run_model(name: str, run: Path, composer: str) -> None:
+    """A run of ``composer`` trained for an epoch on the toy pairs, evaluated as ``name``."""
     from paracomp.train.config import TrainConfig
     from paracomp.train.tasks import train_pairs
 
-    monkeypatch.chdir(tmp_path)
-    Path("sets").mkdir()
-    _sts_set(Path("sets/toy.parquet"))
-    rng = np.random.default_rng(0)
-    matrix = rng.normal(size=(len(WORDS), 8)).astype(np.float32)
-    vectors_file = Path("resources/embeddings/toy.parquet")
-    vectors_file.parent.mkdir(parents=True)
-    prov = artefacts.Provenance("toy-vectors", "test", {}, {})
-    artefacts.write_embeddings(WORDS, matrix, vectors_file, prov)
-    _evaluate("toy-vectors", *embeddings_encoder(vectors_file, "skip"))
     pairs = pa.table(
         {
             "id": [str(i) for i in range(len(PAIRS))],
@@ -81,11 +78,20 @@ def project(tmp_path, monkeypatch):
             "s2": [b.lower().replace(".", " .") for _, b, _ in PAIRS],
         }
     )
-    config = TrainConfig(objective="paraphrase", composer="gran", dim=8, batch_size=2,
+    config = TrainConfig(objective="paraphrase", composer=composer, dim=8, batch_size=2,
                          epochs=1, optimizer="adam", lr=0.01, shared_vocab=True)  # fmt: skip
-    run = Path("results/toy/runs/gran")
     train_pairs(config, pairs, run, progress=False)
-    _evaluate("toy/gran", *run_encoder(run))
+    _evaluate(name, *run_encoder(run))
+
+
+@pytest.fixture
+def project(tmp_path, monkeypatch):
+    """A project folder with word vectors and a GRAN run, both evaluated on a toy set."""
+    monkeypatch.chdir(tmp_path)
+    Path("sets").mkdir()
+    _sts_set(Path("sets/toy.parquet"))
+    _vectors_model("toy-vectors", Path("resources/embeddings/toy.parquet"), WORDS)
+    _run_model("toy/gran", Path("results/toy/runs/gran"), "gran")
     return tmp_path
 
 
@@ -273,3 +279,30 @@ def test_similarity_and_neighbours_commands(project, tmp_path, capsys):
     stamp = cache.stat().st_mtime_ns
     assert main([*args, "--query", "Stocks fell."]) == 0
     assert cache.stat().st_mtime_ns == stamp  # reused
+
+
+def test_the_readme_section_runs_as_written(tmp_path, monkeypatch):
+    """The README's "Use a trained model" code, on a project folder holding its models."""
+    import os
+    import re
+
+    text = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    section = text.split("\n## Use a trained model\n", 1)[1].split("\n## ", 1)[0]
+    blocks = dict(re.findall(r"```(bash|python)\n(.*?)```", section, flags=re.S))
+    assert sum(len(code.strip().splitlines()) for code in blocks.values()) <= 15
+    monkeypatch.chdir(tmp_path)
+    Path("sets").mkdir()
+    _sts_set(Path("sets/toy.parquet"))
+    _vectors_model("glove-6b-50d", Path("resources/embeddings/glove-6b-50d.parquet"), WORDS)
+    _run_model("elgohary2016/bisent_jpa", Path("results/elgohary2016/runs/bisent_jpa"), "sum")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    bash = subprocess.run(["bash", "-euo", "pipefail", "-c", blocks["bash"]], env=env,
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    assert bash.returncode == 0, bash.stderr[-2000:]
+    assert "# A woman plays the piano.\n1\t" in bash.stdout  # the neighbours' first hit
+    assert vectors.read(Path("vectors.parquet"))[0][2] == "The cat sleeps."
+    assert Path("exports/bisent_jpa/vectors.txt").read_text().startswith(f"{len(WORDS)} 8\n")
+    python = subprocess.run([sys.executable, "-c", blocks["python"]], env=env,
+                            capture_output=True, text=True, check=False)  # fmt: skip
+    assert python.returncode == 0, python.stderr[-2000:]
+    assert python.stdout.startswith("(2, 8) [")
