@@ -142,7 +142,11 @@ def test_recurrent_export_loads_in_a_fresh_process(project, tmp_path):
     encoder = load_encoder("toy/gran")
     out = tmp_path / "gran-export"
     export(encoder, "paracomp", out)
-    assert "toy/gran" in (out / "README.md").read_text()
+    import pandas as pd
+
+    card = (out / "README.md").read_text()
+    pearson = pd.read_csv("results/eval/toy/gran/sts.csv")["pearson"].iloc[0]
+    assert "# toy/gran" in card and f"| toy | {100 * pearson:.1f} |" in card
     code = (
         "import sys, numpy as np, paracomp\n"
         f"e = paracomp.load_encoder({str(out)!r})\n"
@@ -306,3 +310,17 @@ def test_the_readme_section_runs_as_written(tmp_path, monkeypatch):
                             capture_output=True, text=True, check=False)  # fmt: skip
     assert python.returncode == 0, python.stderr[-2000:]
     assert python.stdout.startswith("(2, 8) [")
+
+
+def test_the_api_imports_neither_snakemake_nor_torch_until_a_composer_is_loaded(project):
+    code = (
+        "import sys, paracomp\n"
+        "encoder = paracomp.load_encoder('toy-vectors')\n"
+        "encoder.encode(['A man plays the guitar.'])\n"
+        "print(sorted(m for m in ('snakemake', 'torch') if m in sys.modules))\n"
+        "paracomp.load_encoder('toy/gran')\n"
+        "print('torch' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["[]", "True"]
