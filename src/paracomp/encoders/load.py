@@ -36,7 +36,7 @@ def _record_of(source: Path, root: Path) -> tuple[str, dict[str, Any]] | None:
     """The evaluation whose source is ``source`` (first by model name), if any."""
     target = source.resolve()
     for model, record in evaluations(root).items():
-        if (root / record.get("source", "\0")).resolve() == target:
+        if "source" in record and (root / record["source"]).resolve() == target:
             return model, record
     return None
 
