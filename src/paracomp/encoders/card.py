@@ -55,14 +55,17 @@ def _provenance_chain(path: Path, root: Path, depth: int = 4) -> list[dict[str, 
 
 
 def licences(chain: list[dict[str, Any]]) -> dict[str, str]:
-    """The catalogue's licence of each dataset named in the provenance ``chain``."""
+    """The catalogue's licence of each dataset or package named in the provenance ``chain``
+    (as a dataset, or a folder or file of an input's path)."""
     from paracomp.data.catalog import load
 
+    catalog = load()
     text = json.dumps(chain)
+    named = {**catalog.datasets, **catalog.packages}
     return {
         name: spec.licence
-        for name, spec in load().datasets.items()
-        if spec.licence and (f'"{name}"' in text or f"/{name}/" in text or f"/{name}." in text)
+        for name, spec in named.items()
+        if spec.licence and any(f"{a}{name}{b}" in text for a in '"/' for b in '"/.')
     }
 
 
@@ -80,8 +83,8 @@ def _scores(model: str, root: Path) -> list[str]:
     row = model_row(Entry(model, "", folder), sts, words)
     lines = ["| set | score ×100 |", "|---|---|"]
     for name in [*sts, "sts mean", *words, "wordsim mean"]:
-        value = row.get(name)
-        lines.append(f"| {name} | {'' if value is None else f'{value:.1f}'} |")
+        if row.get(name) is not None:
+            lines.append(f"| {name} | {row[name]:.1f} |")
     note = f"\n{row['note']}" if row.get("note") else ""
     return [
         "Pearson r per sentence-pair set (a yearly STS set: the mean over its subsets), "
