@@ -51,10 +51,11 @@ def write(
     """``vectors`` (one row per sentence) to ``out``, ``.parquet`` or ``.npy``."""
     if out.suffix not in SUFFIXES:
         raise ConfigError(f"{out}: the output is a .parquet or .npy file")
-    if out.suffix == ".npy":
-        write_json(out.with_name(out.name + ".json"), json_provenance(prov))
-        with atomic_path(out) as tmp, open(tmp, "wb") as handle:
-            np.save(handle, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+    if out.suffix == ".npy":  # the provenance is written in the matrix's write: both or none
+        with atomic_path(out) as tmp:
+            with open(tmp, "wb") as handle:
+                np.save(handle, np.ascontiguousarray(vectors, dtype=np.float32), allow_pickle=False)
+            write_json(out.with_name(out.name + ".json"), json_provenance(prov))
         return
     dim = vectors.shape[1]
     flat = pa.array(np.ascontiguousarray(vectors, dtype=np.float32).ravel(), pa.float32())
