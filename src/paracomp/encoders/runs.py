@@ -18,8 +18,3 @@ def settings(run_dir: Path) -> dict[str, Any]:
     """A run's settings (``TrainConfig.to_dict()``)."""
     config, _ = run_folder.read_composer(run_dir)
     return config.to_dict()
-
-
-def rows_file(run_dir: Path) -> Path:
-    """A run's word rows (an embeddings artefact with the run's provenance)."""
-    return run_dir / run_folder.EMBEDDINGS
