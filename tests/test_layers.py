@@ -17,6 +17,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("paracomp.cli", "paracomp.reference"),
     ("paracomp.papers.*",),
     ("paracomp.registry", "paracomp.registration"),
+    ("paracomp.encoders",),
     ("paracomp.tables",),
     ("paracomp.train", "paracomp.corpus"),
     ("paracomp.eval", "paracomp.losses", "paracomp.paraphrase", "paracomp.wordnet"),
@@ -34,7 +35,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ),
 )
 """Top first: the command line and the docs' reference generated from it; the papers (each ``paracomp.papers.<paper>``); the registry of
-their data files and their registrations with the generic rules; the tables; the trainer and the corpus chain; evaluation and the stages below
+their data files and their registrations with the generic rules; the encoders of trained
+models (``paracomp.load_encoder``, ``paracomp encode``); the tables; the trainer and the corpus chain; evaluation and the stages below
 them; a run's folder and settings, which training writes and evaluation reads; the models; the
 core (errors, artefacts, the list of papers)."""
 

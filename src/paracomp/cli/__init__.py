@@ -13,11 +13,11 @@ import logging
 import sys
 from collections.abc import Sequence
 
-from paracomp.cli import corpus, data, evaluate, tables, train
+from paracomp.cli import corpus, data, evaluate, tables, train, use
 from paracomp.errors import ParacompError
 from paracomp.papers import PAPERS
 
-STAGES = (data, corpus, train, evaluate, tables)
+STAGES = (data, corpus, train, evaluate, tables, use)
 
 
 def build_parser() -> argparse.ArgumentParser:

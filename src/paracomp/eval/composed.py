@@ -63,6 +63,8 @@ class ComposedEncoder:
         flat = torch.tensor([i for x in ids for i in x], dtype=torch.long)
         index, local = torch.unique(flat, return_inverse=True)
         offsets = torch.cumsum(lengths, 0) - lengths
-        vectors = self.composer(SegmentBatch(self.rows[index], local, offsets))
-        vectors[lengths == 0] = 0.0
-        return vectors.float().numpy()
+        device = self.rows.device
+        batch = SegmentBatch(self.rows[index.to(device)], local.to(device), offsets.to(device))
+        vectors = self.composer(batch)
+        vectors[lengths.to(device) == 0] = 0.0
+        return vectors.float().cpu().numpy()

@@ -96,7 +96,8 @@ def evaluate_model(
     out: Path,
 ) -> None:
     """Write ``sts.csv`` (per subset), ``pairs.parquet`` (per pair), ``wordsim.csv`` and
-    ``encoder.json`` (``encoding``: how the model composes)."""
+    ``encoder.json`` (``encoding``: how the model composes, and the tokenisation and OOV
+    policy it was scored with, which :func:`paracomp.load_encoder` applies)."""
     start = time.perf_counter()
     log.info("evaluating %s (%s)", encoding.source, encoding.composition)
     sts, pairs = score_sets(sts_sets, encoder, splits, unavailable, tokenizer, lowercase, oov)
@@ -111,7 +112,8 @@ def evaluate_model(
     wordsim = pd.DataFrame(ws_rows, columns=[*WORDSIM_COLUMNS, "source", "note"])
 
     out.mkdir(parents=True, exist_ok=True)
-    write_json(out / "encoder.json", encoding.to_dict())
+    tokens = {"tokenizer": tokenizer, "lowercase": lowercase, "oov": oov}
+    write_json(out / "encoder.json", {**encoding.to_dict(), **tokens})
     with atomic_path(out / "pairs.parquet") as tmp:
         pairs.to_parquet(tmp, index=False)
     with atomic_path(out / "wordsim.csv") as tmp:
