@@ -40,7 +40,13 @@ from paracomp.tables.findings import read_claims, tables_of
 from paracomp.run_config import schema as run_schema
 from paracomp.run_config import validate as check_run_settings
 from paracomp.train.stacks import split_grid
-from paracomp.train.grid import TRAINER_INPUTS, ScoredGrid, grid_points, point_folder
+from paracomp.train.grid import (
+    TRAINER_INPUTS,
+    ScoredGrid,
+    grid_plausibility,
+    grid_points,
+    point_folder,
+)
 
 
 # --config's nested values arrive as strings: each coerced to its schema's type, then checked
@@ -444,7 +450,12 @@ def check_training(paper: str) -> None:
             raise ValueError(f"{where}: tune_as {spec['tune_as']!r} is not a run of {paper}")
         base = run_params(paper, run, block(paper)["epochs"])
         check_run_settings(base, where)
-        for index, point in enumerate(grid_of(paper, spec.get("tune_as", run))):
+        grid = grid_of(paper, spec.get("tune_as", run))
+        if spec.get("tune_as", run) == run:  # a run tuned as another trains no grid of its own
+            warning = grid_plausibility(where, len(grid), TRAIN["grid_points"])
+            if warning and workflow.is_main_process:
+                logger.warning(warning)
+        for index, point in enumerate(grid):
             check_run_settings({**base, **point}, f"{where} with grid point {index} {point}")
 
 

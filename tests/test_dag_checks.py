@@ -95,3 +95,27 @@ def test_config_numbers_from_the_command_line_build_the_dag(tmp_path, mirror):
     printed = proc.stdout + proc.stderr
     assert "corpus.sharding: shards 40, partitions 40 for 31,047 sentence pairs" in printed
     assert "127 jobs planned" in printed
+
+
+def test_a_large_grid_is_warned_about_and_refused_beyond_the_limit():
+    from paracomp.train.grid import grid_plausibility
+
+    limits = {"warn": 500, "limit": 5000, "force": False}
+    assert grid_plausibility("papers.x.runs.r", 500, limits) is None
+    assert grid_plausibility("papers.x.runs.r", 501, limits) == (
+        "papers.x.runs.r: a grid of 501 points plans 501 training jobs (more than "
+        "training.grid_points.warn = 500)"
+    )
+    with pytest.raises(
+        ConfigError, match=r"^papers\.x\.runs\.r: a grid of 6,000 points .*\.limit = 5,000"
+    ):
+        grid_plausibility("papers.x.runs.r", 6000, limits)
+    assert "6,000 training jobs" in grid_plausibility(
+        "papers.x.runs.r", 6000, {**limits, "force": True}
+    )
+
+
+@pytest.mark.slow
+def test_the_dag_build_refuses_a_grid_beyond_the_limit(tmp_path, dag_error):
+    printed = dag_error(tmp_path, "training: {grid_points: {limit: 2}}")
+    assert "papers.elgohary2016.runs.mono_jbi: a grid of 4 points plans 4 training jobs" in printed

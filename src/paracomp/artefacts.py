@@ -166,8 +166,9 @@ def _reading(path: str | os.PathLike[str]) -> Iterator[None]:
 def require(path: str | os.PathLike[str], columns: pa.Schema | Sequence[str]) -> pa.Schema:
     """The schema of parquet file ``path`` (its footer alone is read), which must hold
     ``columns`` (names, or a schema whose columns must also be of the same kind: string,
-    integer, floating point, list …, or all null); a missing column or one of another kind is a one-line
-    :class:`DataError` naming the file and them. Every reader checks its inputs this way."""
+    integer, floating point, list …, or all null); a missing column or one of another kind
+    is a one-line :class:`DataError` naming the file and them. Every reader checks its
+    inputs this way."""
     with _reading(path):
         found = pq.read_schema(path)
     names = columns.names if isinstance(columns, pa.Schema) else list(columns)

@@ -76,7 +76,8 @@ def join_partition(
     probs = pivot_sums(read_partition(paths, partition), max_join_rows=max_join_rows)
     table = pa.table({"e1": probs["e1"], "e2": probs["e2"], "p": probs["p"]})
     table = table.cast(pa.schema([("e1", pa.string()), ("e2", pa.string()), ("p", pa.float64())]))
-    write_partitioned(table, string_partitions(table["e1"], partitions), out)
+    piece = {"kind": "pivot join", "index": partition, "of": partitions}
+    write_partitioned(table, string_partitions(table["e1"], partitions), out, piece)
     return len(table)
 
 
@@ -90,7 +91,7 @@ def sum_partition(
     max_pairs: int | None,
 ) -> int:
     """p(e2|e1) of the e1 of one partition: its partial sums added, its best pairs kept."""
-    partial = read_partition(paths, partition).select(["e1", "e2", "p"]).to_pandas()
+    partial = read_partition(paths, partition, "pivot join").select(["e1", "e2", "p"]).to_pandas()
     probs = partial.groupby(["e1", "e2"], sort=False)["p"].sum().reset_index()
     ranked = best_pairs(probs, min_prob=min_prob, top_k=top_k, max_pairs=max_pairs)
     with atomic_path(out) as tmp:

@@ -3,11 +3,13 @@ partition from many files at once; and row ranges of a file, read without the re
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -26,10 +28,19 @@ CHECKSUMS = {"write_page_checksum": True}
 readers verify (a flipped byte is refused naming the file, not decoded into wrong rows)."""
 
 
-def write_partitioned(table: pa.Table, parts: np.ndarray, path: Path) -> None:
+PIECE_KEY = b"paracomp.piece"
+"""Schema metadata of a partitioned file: which piece of a job's outputs it is
+(``{"kind": …, "index": k, "of": n}``), checked by the readers of all n."""
+
+
+def write_partitioned(
+    table: pa.Table, parts: np.ndarray, path: Path, piece: Mapping[str, Any] | None = None
+) -> None:
     """Write ``table`` atomically, its rows grouped by partition ``parts`` (order kept within
-    each partition)."""
+    each partition); ``piece`` says which of its kind it is (:data:`PIECE_KEY`)."""
     schema = table.schema.append(pa.field(PART, pa.int64()))
+    if piece is not None:
+        schema = schema.with_metadata({PIECE_KEY: json.dumps(dict(piece))})
     with (
         atomic_path(path) as tmp,
         pq.ParquetWriter(tmp, schema, compression="zstd", **CHECKSUMS) as out,
@@ -52,12 +63,17 @@ def append_partitioned(writer: pq.ParquetWriter, table: pa.Table, parts: np.ndar
 class PartitionedFiles:
     """Partitioned files, their row groups indexed by partition (each footer read once)."""
 
-    def __init__(self, paths: Sequence[Path]):
+    def __init__(self, paths: Sequence[Path], kind: str | None = None):
+        """``kind``: the files are the pieces of that kind, ``paths[k]`` piece ``k`` of
+        ``len(paths)`` (a file replaced by another, or from a plan of other counts, is
+        refused naming it)."""
         if not paths:
             raise DataError("partitioned files: none given")
         self.groups: dict[int, list[tuple[Path, pq.ParquetFile, int]]] = defaultdict(list)
-        for path in paths:
+        for index, path in enumerate(paths):
             handle = open_verified(path)
+            if kind is not None:
+                _check_piece(path, handle, {"kind": kind, "index": index, "of": len(paths)})
             column = handle.schema_arrow.get_field_index(PART)
             if column < 0:
                 raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
@@ -109,9 +125,26 @@ def damaged(path: Path, what: str) -> Iterator[None]:
         ) from exc
 
 
-def read_partition(paths: Sequence[Path], part: int) -> pa.Table:
-    """The rows of partition ``part`` in every file of ``paths``, file by file."""
-    return PartitionedFiles(paths).read(part)
+def read_partition(paths: Sequence[Path], part: int, kind: str | None = None) -> pa.Table:
+    """The rows of partition ``part`` in every file of ``paths`` (the pieces of ``kind``, in
+    order, where given), file by file."""
+    return PartitionedFiles(paths, kind).read(part)
+
+
+def _check_piece(path: Path, handle: pq.ParquetFile, expected: dict[str, Any]) -> None:
+    raw = (handle.schema_arrow.metadata or {}).get(PIECE_KEY)
+    found = json.loads(raw) if raw else None
+    if found != expected:
+        what = (
+            "no piece record (an older paracomp's?)"
+            if found is None
+            else (f"{found.get('kind')} {found.get('index')} of {found.get('of')}")
+        )
+        raise DataError(
+            f"{path}: holds {what}, expected {expected['kind']} {expected['index']} of "
+            f"{expected['of']} (replaced by another file?); delete it and rerun the job that "
+            "wrote it"
+        )
 
 
 def read_rows(path: Path, columns: list[str], start: int, stop: int) -> pa.Table:

@@ -121,14 +121,16 @@ def extract_shard(
         counter.add(en, es, sym.slice(lo, hi))
     if len(vocab_e) != len(english) or len(vocab_f) != len(foreign):
         raise DataError(f"{vocabulary}: lacks tokens of {sentences} rows {start}-{stop}")
-    _write_shard_pairs(counter, shard, partitions, out[0])
+    _write_shard_pairs(counter, shard, shards, partitions, out[0])
     words = counter.words.filled()
     with atomic_path(out[1]) as tmp:
         pq.write_table(pa.table({"key": words[:, 0], "count": words[:, 1]}), tmp, **CHECKSUMS)
     return len(counter.pairs)
 
 
-def _write_shard_pairs(counter: PhraseCounter, shard: int, partitions: int, out: Path) -> None:
+def _write_shard_pairs(
+    counter: PhraseCounter, shard: int, shards: int, partitions: int, out: Path
+) -> None:
     e_keys = _keys_by_id(counter.e_phrases)
     f_keys = _keys_by_id(counter.f_phrases)
     rows = counter.pairs.filled()
@@ -141,7 +143,8 @@ def _write_shard_pairs(counter: PhraseCounter, shard: int, partitions: int, out:
         "e_first": (np.int64(shard) << 32) | e_id,
         "f_first": (np.int64(shard) << 32) | f_id,
     }
-    write_partitioned(pa.table(columns), _partition(e_keys[e_id], partitions), out)
+    piece = {"kind": "shard", "index": shard, "of": shards}
+    write_partitioned(pa.table(columns), _partition(e_keys[e_id], partitions), out, piece)
 
 
 def sum_words(paths: list[Path], out: Path) -> None:
@@ -160,7 +163,7 @@ def sum_words(paths: list[Path], out: Path) -> None:
 def merge_by_english(paths: list[Path], out: Path, *, partition: int, partitions: int) -> int:
     """One English partition of every shard: one row per pair with its total count, best
     alignments, c(e) and first occurrences; returns its pairs."""
-    rows = read_partition(paths, partition)
+    rows = read_partition(paths, partition, "shard")
     e_keys, f_keys = _stack(rows, E_KEY), _stack(rows, F_KEY)
     e_table, e_ids = _intern_keys(e_keys)
     f_table, f_ids = _intern_keys(f_keys)
@@ -184,7 +187,9 @@ def merge_by_english(paths: list[Path], out: Path, *, partition: int, partitions
         "e_first": e_first[e_id],
         "f_first": f_first[f_id],
     }
-    write_partitioned(pa.table(columns), _partition(f_keys[by_id_f[f_id]], partitions), out)
+    piece = {"kind": "English partition", "index": partition, "of": partitions}
+    parts = _partition(f_keys[by_id_f[f_id]], partitions)
+    write_partitioned(pa.table(columns), parts, out, piece)
     return len(count)
 
 
@@ -193,7 +198,7 @@ def score_by_foreign(
 ) -> int:
     """One foreign partition scored: PHRASE_TABLE's columns plus the first occurrences,
     partitioned into the gather's buckets; returns its pairs."""
-    rows = read_partition(paths, partition)
+    rows = read_partition(paths, partition, "English partition")
     n = len(rows)
     f_table, f_ids = _intern_keys(_stack(rows, F_KEY))
     count = rows["count"].to_numpy()
@@ -226,14 +231,17 @@ def score_by_foreign(
         "e_first": e_first,
         "f_first": f_first,
     }
-    write_partitioned(pa.table(columns), e_first >> BUCKET_BITS, out)
+    piece = {"kind": "foreign partition", "index": partition, "of": len(paths)}
+    write_partitioned(pa.table(columns), e_first >> BUCKET_BITS, out, piece)
     return n
 
 
 def gather(paths: list[Path], out: Path, *, provenance: Provenance) -> int:
     """The phrase table: bucket by bucket (:data:`BUCKET_BITS`), each sorted by first
     occurrence of the English, then of the foreign phrase."""
-    return write_stream(_buckets(PartitionedFiles(paths)), out, PHRASE_TABLE, provenance)
+    return write_stream(
+        _buckets(PartitionedFiles(paths, "foreign partition")), out, PHRASE_TABLE, provenance
+    )
 
 
 def _buckets(files: PartitionedFiles) -> Iterator[pa.Table]:

@@ -8,6 +8,8 @@ import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
+from paracomp.errors import ConfigError
+
 
 def grid_points(grid: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, Any]]:
     """Every point of a grid given as a union of sub-grids (each a product of value lists),
@@ -17,6 +19,24 @@ def grid_points(grid: Sequence[Mapping[str, Sequence[Any]]]) -> list[dict[str, A
         keys = list(sub)
         points += [dict(zip(keys, values)) for values in itertools.product(*sub.values())]
     return points
+
+
+def grid_plausibility(where: str, points: int, limits: Mapping[str, Any]) -> str | None:
+    """A warning for a grid of more than ``limits["warn"]`` points (each a training job), with
+    the jobs it plans; beyond ``limits["limit"]`` a :class:`ConfigError` unless
+    ``limits["force"]`` (config ``training.grid_points``)."""
+    if points > limits["limit"] and not limits["force"]:
+        raise ConfigError(
+            f"{where}: a grid of {points:,} points plans {points:,} training jobs, more than "
+            f"training.grid_points.limit = {limits['limit']:,}; set "
+            "training.grid_points.force: true to run them all the same"
+        )
+    if points > limits["warn"]:
+        return (
+            f"{where}: a grid of {points:,} points plans {points:,} training jobs (more than "
+            f"training.grid_points.warn = {limits['warn']:,})"
+        )
+    return None
 
 
 TRAINER_INPUTS = ("init", "constraints")
