@@ -641,15 +641,35 @@ def compare_files(paper: str, tables) -> dict[str, str]:
     return {table: f"results/{paper}/{table}.compare.csv" for table in tables}
 
 
+def replicates_files(paper: str, tables) -> dict[str, str]:
+    """The bootstrap replicates of each of ``paper``'s ``tables`` that has them (those of the
+    generic table rule)."""
+    generic = set(generic_tables(paper))
+    return {t: f"results/{paper}/{t}.replicates.parquet" for t in tables if t in generic}
+
+
 def findings_inputs(wildcards) -> dict[str, object]:
-    """A paper's claims file and the compare files of the tables its claims read."""
-    compare = compare_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
-    return {"claims": findings_file(wildcards.paper), "compare": list(compare.values())}
+    """A paper's claims file and the compare (and replicates) files of the tables its claims
+    read."""
+    tables = tables_of(FINDINGS[wildcards.paper])
+    compare = compare_files(wildcards.paper, tables)
+    replicates = replicates_files(wildcards.paper, tables)
+    return {
+        "claims": findings_file(wildcards.paper),
+        "compare": list(compare.values()),
+        "replicates": list(replicates.values()),
+    }
 
 
 def findings_compare_args(wildcards) -> list[str]:
     compare = compare_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
     return [f"{table}={path}" for table, path in compare.items()]
+
+
+def findings_replicates_args(wildcards) -> str:
+    """``--replicates table=path …`` for the tables with replicates ("" if none)."""
+    found = replicates_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
+    return " ".join(["--replicates", *(shlex.quote(f"{t}={p}") for t, p in found.items())]) if found else ""
 
 
 def overview_inputs(wildcards) -> dict[str, object]:

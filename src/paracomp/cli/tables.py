@@ -32,7 +32,9 @@ def _findings(args: argparse.Namespace) -> None:
 
     claims = read_claims(Path(args.claims))
     compare = {k: Path(v) for k, v in key_values(args.compare).items()}
-    write_findings(findings(claims, compare), Path(args.out), Path(args.markdown), args.title)
+    replicates = {k: Path(v) for k, v in key_values(args.replicates).items()}
+    rows = findings(claims, compare, replicates)
+    write_findings(rows, Path(args.out), Path(args.markdown), args.title)
 
 
 def _overview(args: argparse.Namespace) -> None:
@@ -69,6 +71,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("findings", help="a paper's claims checked on its tables' compare files")
     p.add_argument("--claims", required=True, help="the paper's findings.yaml")
     p.add_argument("--compare", nargs="*", default=[], metavar="TABLE=COMPARE_CSV")
+    p.add_argument(
+        "--replicates", nargs="*", default=[], metavar="TABLE=PARQUET",
+        help="the tables' bootstrap replicates (P(holds) and the three-way verdict)",
+    )  # fmt: skip
     p.add_argument("--title", required=True, help="the markdown's title (the paper)")
     p.add_argument("--out", required=True, help="findings CSV")
     p.add_argument("--markdown", required=True, help="findings markdown")
