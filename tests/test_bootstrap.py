@@ -79,9 +79,16 @@ def synthetic_eval(preds: dict[tuple[str, str], tuple[np.ndarray, np.ndarray]]) 
         )  # fmt: skip
         pairs.append(
             pd.DataFrame(
-                {"dataset": dataset, "subset": subset, "split": "test",
-                 "id": [str(i) for i in range(len(gold))], "gold": gold, "pred": pred,
-                 "oov": False, "dropped": False}
+                {
+                    "dataset": dataset,
+                    "subset": subset,
+                    "split": "test",
+                    "id": [str(i) for i in range(len(gold))],
+                    "gold": gold,
+                    "pred": pred,
+                    "oov": False,
+                    "dropped": False,
+                }
             )  # fmt: skip
         )
     return ModelEval(pd.DataFrame(metrics), pd.concat(pairs, ignore_index=True))
@@ -224,7 +231,8 @@ def run_findings(tmp_path, evals, test: str) -> dict[str, str]:
     main(["findings", "--claims", str(claims), "--compare", f"table3={out.with_suffix('.compare.csv')}",
           "--replicates", f"table3={out.with_suffix('.replicates.parquet')}", "--title", "x",
           "--out", str(found), "--markdown", str(md)])  # fmt: skip
-    (row,) = csv.DictReader(open(found))
+    with open(found, newline="") as handle:
+        (row,) = csv.DictReader(handle)
     return row
 
 
@@ -247,7 +255,9 @@ def test_exchangeable_models_give_an_unresolved_claim(tmp_path):
 
 def test_a_large_margin_holds_and_its_reverse_fails(tmp_path):
     evals = two_models(0.5, 2.0)
-    row = run_findings(tmp_path, evals, "[table3|2013 Avg|glove] - [table3|2013 Avg|paragram] > 0.1")
+    row = run_findings(
+        tmp_path, evals, "[table3|2013 Avg|glove] - [table3|2013 Avg|paragram] > 0.1"
+    )
     assert row["holds"] == "yes" and row["verdict"] == "holds" and float(row["p_holds"]) >= 0.95
     row = run_findings(tmp_path, evals, "[table3|2013 Avg|paragram] > [table3|2013 Avg|glove]")
     assert row["verdict"] == "fails" and float(row["p_holds"]) == 0.0
