@@ -684,8 +684,8 @@ def overview_compare_args(wildcards) -> list[str]:
 
 
 def leaderboard_inputs(wildcards) -> list[str]:
-    """The evaluation files of every evaluated model."""
-    names = ("sts.csv", "wordsim.csv", "encoder.json")
+    """The evaluation files of every evaluated model (its pairs for the rank intervals)."""
+    names = ("sts.csv", "wordsim.csv", "encoder.json", "pairs.parquet")
     return [f"results/eval/{model}/{name}" for model in evaluated_models() for name in names]
 
 

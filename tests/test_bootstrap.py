@@ -269,3 +269,74 @@ def test_cells_on_different_sets_are_resampled_independently_and_said_so(tmp_pat
     assert "cells on different test sets, resampled independently per set" in row["noise"]
     row = run_findings(tmp_path, evals, "[table3|FNWN|glove] > 0.5 + [table3|SICK|glove|paper]")
     assert row["noise"].startswith("test pairs, paired: every cell on sts2013")
+
+
+def leaderboard_model(folder, noise: float, seed: int):
+    """An evaluation folder on STS 2012's two subsets and STS-B: gold plus noise ``noise``."""
+    from paracomp.eval.sts import subset_metrics
+
+    rng, frames = np.random.default_rng(seed), []
+    for dataset, subset, split, n in (
+        ("sts2012", "MSRpar", "test", 300), ("sts2012", "MSRvid", "test", 200),
+        ("stsbenchmark", "stsb", "test", 400),
+    ):  # fmt: skip
+        gold = np.random.default_rng(n).uniform(0, 5, n)  # the same gold for every model
+        frames.append(
+            pd.DataFrame(
+                {
+                    "dataset": dataset,
+                    "subset": subset,
+                    "split": split,
+                    "id": [str(i) for i in range(n)],
+                    "gold": gold,
+                    "pred": gold + noise * rng.normal(size=n),
+                    "oov": False,
+                    "dropped": False,
+                }
+            )  # fmt: skip
+        )
+    pairs = pd.concat(frames, ignore_index=True)
+    folder.mkdir(parents=True)
+    pairs.to_parquet(folder / "pairs.parquet", index=False)
+    subset_metrics(pairs).assign(source="mirror", note="").to_csv(folder / "sts.csv", index=False)
+    (folder / "wordsim.csv").write_text("dataset,n_total,n,n_oov,spearman,pearson,source,note\n")
+    (folder / "encoder.json").write_text('{"composition": "averaged word rows"}')
+    return folder
+
+
+def test_leaderboard_rank_intervals(tmp_path):
+    """A clearly best and a clearly worst model keep their ranks on every resample; two
+    models of the same noise share ranks 2-3; the sts mean replicates are each model's subset
+    replicates averaged per set, then over sets."""
+    from paracomp.tables import leaderboard as board
+
+    Entry, leaderboard, rank_intervals = board.Entry, board.leaderboard, board.rank_intervals
+    noise = {"best": 0.3, "twin1": 1.5, "twin2": 1.5, "worst": 6.0}
+    entries = [
+        Entry(m, "", leaderboard_model(tmp_path / m, s, i))
+        for i, (m, s) in enumerate(noise.items())
+    ]
+    entries.append(Entry("none", "", None, "not evaluated"))
+    sets = ["sts2012", "stsbenchmark"]
+    frame = rank_intervals(leaderboard(entries, sets, []), entries, sets).set_index("model")
+    assert (frame.loc["best", ["rank", "rank_low", "rank_high"]] == [1, 1, 1]).all()
+    assert (frame.loc["worst", ["rank", "rank_low", "rank_high"]] == [4, 4, 4]).all()
+    for twin in ("twin1", "twin2"):
+        assert frame.loc[twin, "rank_low"] == 2 and frame.loc[twin, "rank_high"] == 3
+    assert pd.isna(frame.loc["none", "rank"])
+    low, high = frame["sts mean ci_low"], frame["sts mean ci_high"]
+    assert ((low < frame["sts mean"]) & (frame["sts mean"] < high)).drop("none").all()
+    reps = board.sts_mean_replicates(entries, sets, bootstrap.Resampler())["twin1"]
+    pairs = pd.read_parquet(tmp_path / "twin1" / "pairs.parquet")
+    resampler = bootstrap.Resampler()
+
+    def subset(dataset, name):
+        sel = pairs[(pairs["dataset"] == dataset) & (pairs["subset"] == name)]
+        counts = resampler.counts(bootstrap.Sample.whole(f"{dataset}/{name}/test", len(sel)))
+        return bootstrap.pearson(counts, sel["gold"].to_numpy(), sel["pred"].to_numpy())
+
+    by_hand = ((subset("sts2012", "MSRpar") + subset("sts2012", "MSRvid")) / 2
+               + subset("stsbenchmark", "stsb")) / 2  # fmt: skip
+    np.testing.assert_allclose(reps, 100 * by_hand, atol=1e-10)
+    md = board.to_markdown(frame.reset_index(), sets, [])
+    assert "| 1 (1–1) |" in md and "rank (95%)" in md
