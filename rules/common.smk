@@ -556,6 +556,8 @@ def scored_command(wildcards) -> str:
 
 CUSTOM_TABLES: dict = {paper: set() for paper in PAPERS}
 """paper -> its tables built by its own rule (the others use the generic table rule)."""
+REPLICATE_TABLES: dict = {paper: set() for paper in PAPERS}
+"""paper -> its tables built by its own rule that write ``<table>.replicates.parquet``."""
 PAPER_EXTRAS: dict = {paper: [] for paper in PAPERS}
 """paper -> further outputs of its named target (plots, reports)."""
 
@@ -643,9 +645,9 @@ def compare_files(paper: str, tables) -> dict[str, str]:
 
 def replicates_files(paper: str, tables) -> dict[str, str]:
     """The bootstrap replicates of each of ``paper``'s ``tables`` that has them (those of the
-    generic table rule)."""
-    generic = set(generic_tables(paper))
-    return {t: f"results/{paper}/{t}.replicates.parquet" for t in tables if t in generic}
+    generic table rule and the paper's :data:`REPLICATE_TABLES`)."""
+    found = set(generic_tables(paper)) | REPLICATE_TABLES[paper]
+    return {t: f"results/{paper}/{t}.replicates.parquet" for t in tables if t in found}
 
 
 def findings_inputs(wildcards) -> dict[str, object]:

@@ -24,6 +24,7 @@ from paracomp.papers.wieting2017.workflow import (
 
 WIETING2017 = block("wieting2017")
 CUSTOM_TABLES["wieting2017"].update(WIETING2017.get("tables", {}))
+REPLICATE_TABLES["wieting2017"].update(WIETING2017_TABLES)
 _WIETING2017_SETS = [*WIETING2017_TRANSFER_SETS, *WIETING2017_SELECTION_SETS]
 WIETING2017_IN = Wieting2017Inputs(
     WIETING2017,
@@ -190,6 +191,7 @@ rule wieting2017_transfer_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2017/{w17table}.md",
+        replicates="results/wieting2017/{w17table}.replicates.parquet",
     log:
         "logs/wieting2017/tables/{w17table}.log",
     benchmark:

@@ -9,7 +9,7 @@ import pandas as pd
 from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError
 from paracomp.eval import bootstrap
-from paracomp.tables.build import ModelEval, build_cells, render, replicate_table
+from paracomp.tables.build import Cell, ModelEval, build_cells, render, replicate_table
 from paracomp.tables.layout import GroupRef, LeafRef
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.replicates import Replicates, replicates_path, write_replicates
@@ -32,6 +32,13 @@ def write_table(
     resampler = bootstrap.Resampler()
     cells = build_cells(printed, refs, spec["columns"], aggregation, evals, stats, resampler)
     write_outputs(out, *render(printed, cells, spec["columns"], aggregation))
+    write_cell_replicates(out, cells, resampler)
+
+
+def write_cell_replicates(
+    out: Path, cells: dict[tuple[str, str], Cell], resampler: bootstrap.Resampler
+) -> None:
+    """The bootstrap replicates of table ``out``'s cells, ``<table>.replicates.parquet``."""
     values, sets = replicate_table(cells)
     found = Replicates(values, sets, resampler.resamples, resampler.seed)
     write_replicates(replicates_path(out.with_suffix(".compare.csv")), found)
