@@ -17,6 +17,9 @@ from paracomp.papers.chen2020.workflow import (
 
 CHEN2020 = block("chen2020")
 CUSTOM_TABLES["chen2020"].update(CHEN2020["tables"])
+REPLICATE_TABLES["chen2020"].update(
+    t for t in CHEN2020["tables"] if t not in ("table5", "table6")
+)
 CHEN2020_IN = Chen2020Inputs(
     CHEN2020,
     {name: dataset_folder(name) for name in CHEN2020_SPECIFICITY_DATA},
@@ -150,6 +153,7 @@ rule chen2020_score_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/chen2020/{score_table}.md",
+        replicates="results/chen2020/{score_table}.replicates.parquet",
     log:
         "logs/chen2020/tables/{score_table}.log",
     benchmark:

@@ -234,3 +234,53 @@ def test_table7_and_table8(tmp_path):
     assert compare.loc[("wlo", "stsb"), "ours"] == 50.0
     assert "[μ ; σ²]" in compare.loc[("wlo", "stsb"), "data"]
     assert "not configured" in compare.loc[("wordavg", "stsb"), "note"]
+
+
+def test_news_and_spearman_cells_have_paired_intervals(tmp_path):
+    """40 News test and 30 Twitter sentences: a News cell's replicates are the accuracy (and
+    F1) of the fixed-threshold predictions on each resample of the test sentences, a Twitter
+    cell's the Spearman ρ on each resample; every model on the same resamples."""
+    from scipy import stats
+
+    from paracomp.eval import bootstrap
+    from paracomp.papers.chen2020.specificity import binary_metrics
+    from paracomp.tables.replicates import read_replicates
+
+    rng = np.random.default_rng(0)
+    rows = [r for r in _news_rows() if r[0] == "news_train"]
+    for i in range(40):
+        n = int(rng.integers(1, 6))
+        rows.append(
+            ["news_test", i, "w " * n, " ".join(["w"] * n), float(rng.random() < n / 6), ""]
+        )
+    for i in range(30):
+        n = int(rng.integers(1, 8))
+        rows.append(["twitter", i, "w " * n, " ".join(["w"] * n), n + rng.normal(), ""])
+    sentences = _sentences(tmp_path, rows, ["news_test", "news_train", "twitter"])
+    frame = pd.read_parquet(sentences)
+    lengths = frame["tokens"].str.split().str.len().to_numpy(dtype=float)
+    scores = {"length": _scores(tmp_path, "length", frame, lengths)}
+    meta = {"kind": "run", "probabilistic": True}
+    scores["wlo"] = _scores(tmp_path, "wlo", frame, lengths + rng.normal(size=len(frame)), meta)
+    out = tmp_path / "table2.csv"
+    write_score_table("table2", sentences, scores, SETTING, out)
+    reps = read_replicates(out.with_name("table2.replicates.parquet"))
+    assert reps.sets["length|news"] == reps.sets["wlo|news"] == ["chen2020/news_test"]
+    test = frame[frame["set"] == "news_test"].sort_values("index")
+    gold, predicted = test["label"].to_numpy() > 0, test["tokens"].str.split().str.len() > 2
+    index = bootstrap.indices("chen2020/news_test", 40)
+    for b in (0, 511):
+        acc, f1, _ = binary_metrics(predicted.to_numpy()[index[b]], gold[index[b]])
+        assert reps.values["length|news"][b] == pytest.approx(acc)
+    twitter = frame[frame["set"] == "twitter"].sort_values("index")
+    index = bootstrap.indices("chen2020/twitter", 30)[7]
+    rho = stats.spearmanr(lengths[twitter.index][index], twitter["label"].to_numpy()[index])
+    assert reps.values["length|twitter"][7] == pytest.approx(100 * rho.statistic)
+    compare = _read(out)
+    cell = compare.loc[("length", "twitter")]
+    assert cell["ci_low"] <= cell["ours"] <= cell["ci_high"]
+    out = tmp_path / "table7.csv"
+    write_score_table("table7", sentences, {"wlo": scores["wlo"], "wlo_noprior": scores["wlo"]},
+                      SETTING, out)  # fmt: skip
+    f1 = read_replicates(out.with_name("table7.replicates.parquet")).values["wlo|with_prior_f1"]
+    assert f1.shape == (bootstrap.RESAMPLES,) and np.isfinite(f1).all()

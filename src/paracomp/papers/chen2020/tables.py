@@ -5,18 +5,25 @@ evaluation sets. A row whose model is not obtainable here (prior supervised syst
 Skip-thought, BERT, ELMo) stays empty with :data:`UNAVAILABLE`'s reason; a cell whose data no
 source provides stays empty with the reason the sentence sources record. Every cell's ``data``
 says what it was computed on; the markdown says how the models were trained (the setting).
+
+Cells of Tables 2, 3 (News) and 7 carry test-set bootstrap replicates (:class:`Intervals`):
+the sentences of each set resampled once for every model (paired), the News threshold kept
+at the value tuned on the training sentences; the other tables' cells have none yet.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from paracomp.eval import bootstrap
 from paracomp.papers import printed_table
 from paracomp.papers.chen2020.scores import ModelScores
 from paracomp.papers.chen2020.sentences import DOMAINS, SentenceSources
@@ -36,7 +43,7 @@ from paracomp.tables.build import (
     wide_table,
 )
 from paracomp.tables.printed import PrintedTable
-from paracomp.tables.write import write_outputs
+from paracomp.tables.write import write_cell_replicates, write_outputs
 
 NOT_OBTAINABLE = "no such model is obtainable here (no registry or mirror copy)"
 UNAVAILABLE = {
@@ -81,6 +88,11 @@ class Data:
         """Why one of the sets ``names`` is absent ('' if all are present)."""
         return next((self.sources.reason(n) for n in names if not self.has(n)), "")
 
+    def counts(self, name: str) -> np.ndarray:
+        """The resample counts of set ``name``'s sentences (shared by every model)."""
+        key = f"chen2020/{name}"
+        return RESAMPLER.counts(bootstrap.Sample.whole(key, len(self.labels(name))))
+
     def news(self, model: str) -> BinaryResult:
         scores = self.scores[model]
         return news_protocol(
@@ -89,6 +101,40 @@ class Data:
             scores.of("news_test"),
             self.labels("news_test"),
         )
+
+
+RESAMPLER = bootstrap.Resampler()
+
+
+def _with_replicates(
+    cell: Cell, data: Data, name: str, replicates: Callable[[], np.ndarray]
+) -> Cell:
+    """``cell`` with its ``replicates()`` on set ``name``'s resamples (none when the cell is
+    empty; why none when the set has fewer than :data:`paracomp.eval.bootstrap.MIN_PAIRS`
+    sentences)."""
+    if cell.value is None:
+        return cell
+    key = f"chen2020/{name}"
+    reason = bootstrap.too_few(len(data.labels(name)), key)
+    if reason:
+        return dataclasses.replace(cell, noise=reason)
+    return dataclasses.replace(cell, boot=replicates(), sets=(key,))
+
+
+def news_replicates(data: Data, model: str, metric: str = "acc") -> np.ndarray:
+    """Accuracy (or F1 of *specific*, ``metric="f1"``) ×100 of the News test predictions on
+    every resample of the News test sentences, the threshold tuned once on the training
+    sentences."""
+    result = data.news(model)
+    predicted = data.scores[model].of("news_test") > result.threshold
+    gold = data.labels("news_test").astype(bool)
+    counts = data.counts("news_test")
+    if metric == "acc":
+        return 100.0 * bootstrap.mean(counts, predicted == gold)
+    true_positive = counts @ (predicted & gold).astype(np.float64)
+    denominator = counts @ predicted.astype(np.float64) + counts @ gold.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, 200.0 * true_positive / denominator, 0.0)
 
 
 def _score_kind(scores: ModelScores) -> str:
@@ -169,22 +215,29 @@ def table2(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             if why:
                 return Cell(None, "", why)
             result = data.news(model)
-            return Cell(
+            cell = Cell(
                 result.accuracy,
                 f"{result.n} News test sentences; threshold {result.threshold:.4g} tuned on "
                 f"{len(data.labels('news_train'))} news training sentences; F1(specific) "
                 f"{result.f1_specific:.1f}; {_row_note(data, model)}",
             )
+            return _with_replicates(cell, data, "news_test", lambda: news_replicates(data, model))
         if data.missing(column):
             return Cell(None, "", data.missing(column))
         if row == "majority":
             return Cell(None, "", "a constant score has no rank correlation (the paper: -)")
-        value = _finite(spearman(data.scores[model].of(column), data.labels(column)))
-        n = len(data.labels(column))
-        return Cell(
+        scores, labels = data.scores[model].of(column), data.labels(column)
+        value = _finite(spearman(scores, labels))
+        cell = Cell(
             value,
-            f"{n} sentences; {_row_note(data, model)}",
+            f"{len(labels)} sentences; {_row_note(data, model)}",
             "" if value is not None else "correlation undefined",
+        )
+        return _with_replicates(
+            cell,
+            data,
+            column,
+            lambda: 100.0 * bootstrap.spearman(data.counts(column), scores, labels),
         )
 
     return _cells(printed, data, compute)
@@ -197,7 +250,8 @@ def table3(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             return Cell(None, "", why)
         if column == "full":
             result = data.news(row)
-            return Cell(result.accuracy, f"{result.n} News test sentences (Table 2's News)")
+            cell = Cell(result.accuracy, f"{result.n} News test sentences (Table 2's News)")
+            return _with_replicates(cell, data, "news_test", lambda: news_replicates(data, row))
         scores = np.concatenate([data.scores[row].of(n) for n in ("news_train", "news_test")])
         labels = np.concatenate([data.labels(n) for n in ("news_train", "news_test")])
         lengths = np.concatenate([data.lengths(n) for n in ("news_train", "news_test")])
@@ -208,6 +262,7 @@ def table3(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             _finite(value),
             f"{what} over a pool of {result.pool} sentences (paper: 3,582) from News training "
             f"and test, lengths {min(result.lengths, default=0)}-{max(result.lengths, default=0)}",
+            noise="no interval yet (a pool of length groups)",
         )
 
     return _cells(printed, data, compute)
@@ -254,10 +309,13 @@ def table7(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         else:
             result = data.news(model)
             value = result.accuracy if metric == "acc" else result.f1_specific
-            cells["wlo", column] = Cell(
+            cell = Cell(
                 value,
                 f"run {model}; {result.n} News test sentences; F1 of the class specific "
                 f"(macro F1 {result.f1_macro:.1f})",
+            )
+            cells["wlo", column] = _with_replicates(
+                cell, data, "news_test", partial(news_replicates, data, model, metric)
             )
     return cells
 
@@ -358,7 +416,9 @@ def render(
     joined = notes + compare["note"].map(lambda n: f"; {n}" if n else "")
     compare["note"] = joined.where(computed, compare["note"])
     lines = [
-        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, wide),
+        *titled_grid(
+            f"{printed.paper} {printed.key}", printed.caption, wide_table(printed, cells, True)
+        ),
         summary(compare),
         "",
         *setting_lines(setting),
@@ -386,3 +446,4 @@ def write_score_table(
     if data.sources.facts.get("news_train"):
         extra.append(f"News training sentences: {data.sources.facts['news_train']}.")
     write_outputs(out, *render(printed, cells, setting, extra))
+    write_cell_replicates(out, cells, RESAMPLER)
