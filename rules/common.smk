@@ -644,8 +644,8 @@ def compare_files(paper: str, tables) -> dict[str, str]:
 
 
 def replicates_files(paper: str, tables) -> dict[str, str]:
-    """The bootstrap replicates of each of ``paper``'s ``tables`` that has them (those of the
-    generic table rule and the paper's :data:`REPLICATE_TABLES`)."""
+    """The bootstrap replicates of each of ``paper``'s ``tables`` that has them (the generic
+    tables and the paper's ``REPLICATE_TABLES``)."""
     found = set(generic_tables(paper)) | REPLICATE_TABLES[paper]
     return {t: f"results/{paper}/{t}.replicates.parquet" for t in tables if t in found}
 
