@@ -251,6 +251,14 @@ def test_exchangeable_models_give_an_unresolved_claim(tmp_path):
     assert row["holds"] == "no" and row["verdict"] == "unresolved"
     assert 0.4 < float(row["p_holds"]) < 0.6
     assert row["noise"].startswith("test pairs, paired: every cell on sts2013")
+    from paracomp.tables.overview import write_overview
+
+    compare = {"table3": tmp_path / "t" / "table3.compare.csv"}
+    paths = [tmp_path / f"overview.{x}" for x in ("csv", "md", "html")]
+    write_overview("x", compare, tmp_path / "findings.csv", *paths)
+    assert "On the test-set bootstrap (P(holds) ≥ 0.95 holds, ≤ 0.05 fails): 1 unresolved." in (
+        paths[1].read_text()
+    )
 
 
 def test_a_large_margin_holds_and_its_reverse_fails(tmp_path):
