@@ -19,6 +19,7 @@ from paracomp.papers.wieting2015.workflow import (
 
 WIETING2015 = block("wieting2015")
 CUSTOM_TABLES["wieting2015"].update(WIETING2015_TABLES)
+REPLICATE_TABLES["wieting2015"].update(WIETING2015_TABLES)
 WIETING2015_FOLDERS = {
     name: dataset_folder(name)
     for name in (
@@ -289,6 +290,7 @@ rule wieting2015_tables:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2015/{table}.md",
+        replicates="results/wieting2015/{table}.replicates.parquet",
     wildcard_constraints:
         table="|".join(WIETING2015_TABLES),
     log:

@@ -229,10 +229,29 @@ def cell_interval(cell: Cell) -> tuple[float, float] | None:
     return None if math.isnan(low) else (low, high)
 
 
+def _half_width(cell: Cell, decimals: int) -> str:
+    """`` ±h``, h half the width of the cell's 95% interval ("" without one)."""
+    found = cell_interval(cell) if isinstance(cell.value, (int, float)) else None
+    return f" ±{(found[1] - found[0]) / 2:.{decimals}f}" if found else ""
+
+
 def _shown(cell: Cell, decimals: int, intervals: bool) -> str:
-    text = _fmt(cell.value, decimals)
-    found = cell_interval(cell) if intervals and isinstance(cell.value, (int, float)) else None
-    return f"{text} ±{(found[1] - found[0]) / 2:.{decimals}f}" if found else text
+    return _fmt(cell.value, decimals) + (_half_width(cell, decimals) if intervals else "")
+
+
+def with_intervals(
+    wide: pd.DataFrame, printed: PrintedTable, cells: dict[tuple[str, str], Cell]
+) -> pd.DataFrame:
+    """``wide`` (:func:`wide_table`'s layout, its texts as they are, e.g. with marks) with
+    `` ±h`` after each cell that has replicates."""
+    shown = wide.copy()
+    for column in printed.columns:
+        label, decimals = printed.column_label_of(column), printed.decimals_of(column)
+        for i, row in enumerate(printed.rows):
+            shown.loc[i, label] = (
+                f"{shown.loc[i, label]}{_half_width(cells[row, column], decimals)}"
+            )
+    return shown
 
 
 def wide_table(

@@ -6,7 +6,9 @@ absolute error (9). The significance marks are Steiger's one-tailed test at p < 
 (:mod:`paracomp.eval.significance`) against the baselines the paper names; a mark whose
 baseline is not computed here is left out of the table and said so, and every test's p-value
 is in the cell's note of the compare file. The wide table appends our marks to the numbers,
-as the paper prints them.
+as the paper prints them. The Spearman cells of Tables 3, 5 and 6 carry test-set bootstrap
+replicates (:func:`rho_cell`: every row on the same resamples of the set's items); Tables 4
+and 7-9 have none yet.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from paracomp.eval import bootstrap
 from paracomp.eval.metrics import spearman
 from paracomp.eval.significance import compare
 from paracomp.papers import printed_table
@@ -39,9 +42,9 @@ from paracomp.papers.wieting2015.overlap import (
     strict_overlap,
 )
 from paracomp.papers.wieting2015.scoring import word_predictions
-from paracomp.tables.build import Cell, compare_table, markdown, wide_table
+from paracomp.tables.build import Cell, compare_table, markdown, wide_table, with_intervals
 from paracomp.tables.printed import PrintedTable
-from paracomp.tables.write import write_outputs
+from paracomp.tables.write import write_cell_replicates, write_outputs
 
 PAPER = "wieting2015"
 ALPHA = 0.05
@@ -51,6 +54,19 @@ TREES = (
     "paracomp.models.trees.binary_tree turns dependency heads into trees once a parse is "
     "supplied as heads1/heads2 columns); a bigram is one node either way"
 )
+
+
+RESAMPLER = bootstrap.Resampler()
+
+
+def rho_cell(gold: np.ndarray, pred: np.ndarray, key: str, data: str, reason: str = "") -> Cell:
+    """Spearman's ρ of ``pred`` against ``gold`` with its replicates on the resamples of test
+    set ``key`` (its items in ``gold``'s order, the same for every row)."""
+    value, noise = spearman(gold, pred), bootstrap.too_few(len(gold), key)
+    if noise:
+        return Cell(value, data, reason, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(key, len(gold)))
+    return Cell(value, data, reason, bootstrap.spearman(counts, gold, pred), (key,))
 
 
 @dataclass
@@ -156,7 +172,7 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
                 gold, pred, {"*": ("the initial vectors", preds["skipgram_25"][0])}
             )
             reason += " (the paper's * is over 1000-d skip-gram, which is unavailable)"
-        built.cells[row, "sl999"] = Cell(spearman(row_gold, pred), data, reason)
+        built.cells[row, "sl999"] = rho_cell(row_gold, pred, "wieting2015/simlex999", data, reason)
     built.cells["skipgram_1000", "sl999"] = Cell(
         None, "", "1000-d skip-gram vectors of Wikipedia 2013 are unobtainable"
     )
@@ -251,7 +267,7 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
     built = Built()
     found = PhraseScores.load(src)
     rows = ("skipgram_add", "paragram_add", "paragram_rnn")
-    values: dict[str, list[float]] = {r: [] for r in rows}
+    values: dict[str, list[Cell]] = {r: [] for r in rows}
     for kind in TYPES:
         column = f"ml_{kind}"
         parts = {
@@ -268,8 +284,6 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
         )
         for row, part in parts.items():
             gold, pred = points[row]
-            value = spearman(gold, pred)
-            values[row].append(value)
             oov = int(part.drop_duplicates(["s1", "s2"])["oov"].sum())
             data = f"{where}; {oov} pairs with out-of-vocabulary words"
             if row == "paragram_rnn":
@@ -283,9 +297,16 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
                     baselines["†"] = ("PARAGRAM +", points["paragram_add"][1])
                 baselines["‡"] = ("Hashimoto et al.", None)
                 built.marks[row, column], reason = steiger_marks(gold, pred, baselines)
-            built.cells[row, column] = Cell(value, data, reason)
+            key = f"ml2010/{kind}/test/{ml}"
+            built.cells[row, column] = rho_cell(gold, pred, key, data, reason)
+            values[row].append(built.cells[row, column])
     for row in rows:
-        built.cells[row, "ml_avg"] = Cell(float(np.mean(values[row])), "mean of JN, NN and VN")
+        each = values[row]
+        boot = None if any(c.boot is None for c in each) else np.mean([c.boot for c in each], 0)
+        built.cells[row, "ml_avg"] = Cell(
+            float(np.mean([c.value for c in each])), "mean of JN, NN and VN", "", boot,
+            tuple(k for c in each for k in c.sets), next((c.noise for c in each if c.noise), ""),
+        )  # fmt: skip
     for column in ("ml_jn", "ml_nn", "ml_vn", "ml_avg"):
         built.cells["hashimoto2014", column] = Cell(
             None, "", "Hashimoto et al.'s (2014) PAS-CLBLM vectors are unavailable here"
@@ -313,6 +334,9 @@ def _lexical_pairs(path: Path) -> set[tuple[str, str]]:
     return set(zip(table["s1"], table["s2"], strict=True))
 
 
+ANNOTATED = "annotated-ppdb/all/test"
+
+
 def table6(src: Sources, columns: Mapping[str, Any]) -> Built:
     built = Built()
     found = PhraseScores.load(src)
@@ -333,21 +357,21 @@ def table6(src: Sources, columns: Mapping[str, Any]) -> Built:
                 baselines["†"] = ("PARAGRAM +", parts["paragram_add"]["pred"].to_numpy())
                 baselines["‡"] = ("PPDB+SVR", None)
             built.marks[row, "annotated_ppdb"], reason = steiger_marks(gold, pred, baselines)
-        built.cells[row, "annotated_ppdb"] = Cell(spearman(gold, pred), data, reason)
+        built.cells[row, "annotated_ppdb"] = rho_cell(gold, pred, ANNOTATED, data, reason)
     test = parts["skipgram_add"]
     lemma = _lemmatizer(src.wordnet)
     strict = [strict_overlap(a, b) for a, b in zip(test["s1"], test["s2"], strict=True)]
     lemmatized = [
         lemmatized_overlap(a, b, lemma) for a, b in zip(test["s1"], test["s2"], strict=True)
     ]
-    built.cells["overlap_strict", "annotated_ppdb"] = Cell(
-        spearman(gold, np.array(strict)),
+    built.cells["overlap_strict", "annotated_ppdb"] = rho_cell(
+        gold, np.array(strict, np.float64), ANNOTATED,
         f"{where}; share of the smaller phrase's tokens in the other",
-    )
-    built.cells["overlap_lemmatized", "annotated_ppdb"] = Cell(
-        spearman(gold, np.array(lemmatized)),
+    )  # fmt: skip
+    built.cells["overlap_lemmatized", "annotated_ppdb"] = rho_cell(
+        gold, np.array(lemmatized, np.float64), ANNOTATED,
         f"{where}; the same after WordNet 3.0 lemmatisation (verbs first, no tagger)",
-    )
+    )  # fmt: skip
     built.cells["ganitkevitch2013", "annotated_ppdb"] = Cell(
         None,
         "",
@@ -516,7 +540,9 @@ def render(
         else s
         for c, s in columns.items()
     }
-    text = markdown(printed, wide, compare, described, setting)
+    text = markdown(
+        printed, with_intervals(wide, printed, built.cells), compare, described, setting
+    )
     if built.notes:
         text += "\nNotes:\n" + "".join(f"- {n}\n" for n in built.notes)
     return wide, compare, text
@@ -596,6 +622,12 @@ def write_table(
     columns, text = spec.get("columns", {}), _setting_text(setting)
     built = build_tables(table, src, spec, setting, unavailable)
     parts = [render(printed, cells, columns, text) for printed, cells in built]
+    merged = {
+        (f"{p.key.removeprefix('table9_')}:{r}" if len(built) > 1 else r, c): cell
+        for p, b in built
+        for (r, c), cell in b.cells.items()
+    }
+    write_cell_replicates(out, merged, RESAMPLER)
     if len(parts) == 1:
         write_outputs(out, *parts[0])
         return
