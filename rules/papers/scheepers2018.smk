@@ -9,6 +9,7 @@ from paracomp.papers.scheepers2018.workflow import (
 
 SCHEEPERS2018 = block("scheepers2018")
 CUSTOM_TABLES["scheepers2018"].add("table1")
+REPLICATE_TABLES["scheepers2018"].add("table1")
 SCHEEPERS2018_IN = Scheepers2018Inputs(
     SCHEEPERS2018,
     TRAIN["defaults"],
@@ -122,7 +123,8 @@ rule scheepers2018_evaluate:
     input:
         unpack(SCHEEPERS2018_IN.eval_inputs),
     output:
-        "results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
+        scores="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
+        per_item="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/items.parquet",
     wildcard_constraints:
         embeddings=SCHEEPERS2018_EMBEDDINGS,
     log:
@@ -144,7 +146,8 @@ rule scheepers2018_evaluate:
         "paracomp scheepers2018 evaluate --run {params.run:q}"
         " --data resources/compvec/{wildcards.split} --pretrained {input.pretrained:q}"
         " --set {params.sets:q} --unavailable {params.unavailable:q}"
-        " --candidates {params.candidates} --threads {threads} --out {output:q} > {log} 2>&1"
+        " --candidates {params.candidates} --threads {threads} --out {output.scores:q}"
+        " > {log} 2>&1"
 
 
 rule scheepers2018_table1:
@@ -167,6 +170,7 @@ rule scheepers2018_table1:
         ),
         markdown="results/scheepers2018/table1.md",
         candidates="results/scheepers2018/table1.candidates.csv",
+        replicates="results/scheepers2018/table1.replicates.parquet",
     log:
         "logs/scheepers2018/compvec_table.log",
     benchmark:

@@ -71,3 +71,36 @@ def test_composed_encoder_fallback_and_truncation() -> None:
     out = encoder.encode([["dog", "bird", "zebra"], ["zebra"], ["cat", "cat", "cat", "dog"], []])
     # the tuned row wins over the fallback; zebra is skipped; at most 3 tokens are kept
     np.testing.assert_array_equal(out, [[3, 2], [0, 0], [0, 3], [0, 0]])
+
+
+def test_table1_intervals_from_the_runs_items(tmp_path) -> None:
+    """Hand-made items of two runs on the same 50 test definitions: a MRR cell's replicates
+    are the mean reciprocal rank ×100 on each resample of the definitions, the delta's the
+    difference of the two runs' on the same resamples; a measure without items says so."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.scheepers2018.evaluate import COMPVEC_KEY, ITEM_COLUMNS
+    from paracomp.tables.replicates import read_replicates
+
+    root, rng = tmp_path / "runs", np.random.default_rng(0)
+    ranks = {}
+    for variant, top in (("original", 40), ("compvec", 10)):
+        ranks[variant] = rng.integers(1, top, 50).astype(float)
+        _write_scores(root, "sum", variant, float(np.mean(1 / ranks[variant])))
+        pd.DataFrame({
+            "measure": "mrr", "key": COMPVEC_KEY, "size": 50, "position": np.arange(50),
+            "gold": np.nan, "pred": 1 / ranks[variant],
+        })[ITEM_COLUMNS].to_parquet(root / "sum" / variant / "items.parquet")  # fmt: skip
+    out = tmp_path / "table1.csv"
+    write_table1({"glove": {"embeddings": "glove-6b-50d"}}, {"glove": root}, ["sum"], "m", out)
+    reps = read_replicates(tmp_path / "table1.replicates.parquet").values
+    counts = bootstrap.counts_of(bootstrap.indices(COMPVEC_KEY, 50), 50)
+    each = {v: 100 * counts @ (1 / ranks[v]) / 50 for v in ranks}
+    np.testing.assert_allclose(reps["mrr/sum|glove_original"], each["original"])
+    np.testing.assert_allclose(reps["mrr/sum|glove_delta"], each["compvec"] - each["original"])
+    compare = pd.read_csv(tmp_path / "table1.compare.csv").set_index(["row", "column"])
+    cell = compare.loc[("mrr/sum", "glove_delta")]
+    assert cell["ci_low"] < cell["ours"] < cell["ci_high"]
+    assert (
+        "no interval: the run keeps no items of sts14"
+        in compare.loc[("sts14/sum", "glove_original"), "note"]
+    )
