@@ -188,6 +188,29 @@ def test_table4_on_a_hand_made_snli_file(tmp_path):
     )
     assert NOT_OBTAINABLE in compare.loc[("infersent", "neutral"), "note"]
     assert "Equal-length SNLI test pairs" in out.with_suffix(".md").read_text()
+    assert (
+        "no interval: chen2020/snli_premise has 4 pairs (< 10)"
+        in compare.loc[("glove", "neutral"), "note"]
+    )
+    # three copies of the pairs: each label's share on every resample of the 12 pairs
+    (folder / "snli_1.0_test.txt").write_text("\n".join([SNLI_HEADER, *lines[1:] * 3]) + "\n")
+    table, sources = build_sentences(None, None, folder, tokenizer="whitespace", lowercase=True)
+    table.to_parquet(path, index=False)
+    sources.write(path.with_suffix(".json"))
+    score_model("vectors_sum", table, vectors=vectors).write(scores_path)
+    write_score_table("table4", path, {"glove_sum": scores_path}, SETTING, out)
+    from paracomp.eval import bootstrap
+    from paracomp.tables.replicates import read_replicates
+
+    reps = read_replicates(out.with_name("table4.replicates.parquet")).values
+    premise = table[table["set"] == "snli_premise"].sort_values("index")
+    labels = premise["gold"].to_numpy()
+    less = np.tile([True, False, True, False], 3)  # pairs 1 and 4 of each copy
+    for b in (0, 99):
+        drawn = bootstrap.indices("chen2020/snli_premise", 12)[b]
+        entail = labels[drawn] == "entailment"
+        expected = 100 * less[drawn][entail].mean() if entail.any() else np.nan
+        np.testing.assert_allclose(reps["glove|entailment"][b], expected)
 
 
 def test_table4_without_snli_is_empty_with_the_reason(tmp_path):

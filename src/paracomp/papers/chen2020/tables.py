@@ -6,9 +6,10 @@ Skip-thought, BERT, ELMo) stays empty with :data:`UNAVAILABLE`'s reason; a cell 
 source provides stays empty with the reason the sentence sources record. Every cell's ``data``
 says what it was computed on; the markdown says how the models were trained (the setting).
 
-Cells of Tables 2, 3 (News) and 7 carry test-set bootstrap replicates (:class:`Intervals`):
-the sentences of each set resampled once for every model (paired), the News threshold kept
-at the value tuned on the training sentences; the other tables' cells have none yet.
+Cells of Tables 2, 3 (News), 4 and 7 carry test-set bootstrap replicates
+(:func:`_with_replicates`): the sentences (SNLI: the equal-length pairs) of each set resampled
+once for every model (paired), the News threshold kept at the value tuned on the training
+sentences; the other tables' cells have none yet.
 """
 
 from __future__ import annotations
@@ -119,6 +120,13 @@ def _with_replicates(
     if reason:
         return dataclasses.replace(cell, noise=reason)
     return dataclasses.replace(cell, boot=replicates(), sets=(key,))
+
+
+def _share(data: Data, hits: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """``hits`` as a percentage of ``among`` on every resample of the SNLI pairs."""
+    counts = data.counts("snli_premise")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * (counts @ hits) / (counts @ among)
 
 
 def news_replicates(data: Data, model: str, metric: str = "acc") -> np.ndarray:
@@ -279,10 +287,15 @@ def table4(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         scores = data.scores[model]
         table = direction_table(pairs, scores.of("snli_premise"), scores.of("snli_hypothesis"))
         found = table[column]
-        return Cell(
+        cell = Cell(
             _finite(found.percent),
             f"{found.less_specific}/{found.pairs} equal-length test pairs (paper: "
             f"{PAPER_COUNTS[column]}); {_row_note(data, model)}",
+        )
+        less = scores.of("snli_hypothesis") < scores.of("snli_premise")
+        labelled = np.array([label == column for label in gold], np.float64)
+        return _with_replicates(
+            cell, data, "snli_premise", partial(_share, data, less * labelled, labelled)
         )
 
     return _cells(printed, data, compute, ROW_MODEL)
