@@ -207,3 +207,19 @@ def test_spearman_cells_carry_replicates_or_say_why_not(sources):
     assert not np.array_equal(kinds[0], kinds[1])  # the types are resampled independently
     cell = rho_cell(np.array(GOLD), np.array(RNN), ANNOTATED, "")
     assert cell.boot is None and cell.noise.endswith("annotated-ppdb/all/test has 8 pairs (< 10)")
+
+
+def test_table7_errors_per_gold_range_on_every_resample():
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2015.tables import ANNOTATED, Cell, _range_replicates
+
+    rng = np.random.default_rng(1)
+    gold = rng.uniform(1, 5, 60)
+    mapped = gold + rng.normal(size=60)
+    inside = (gold >= 2) & (gold < 3)
+    cell = _range_replicates(Cell(1.0, ""), gold, mapped, 1, int(inside.sum()))
+    drawn = bootstrap.indices(ANNOTATED, 60)[5]
+    expected = np.abs(mapped - gold)[drawn][inside[drawn]].mean()
+    assert cell.boot[5] == pytest.approx(expected) and cell.sets == (ANNOTATED,)
+    few = _range_replicates(Cell(1.0, ""), gold[:20], mapped[:20], 1, 4)
+    assert few.boot is None and few.noise.endswith("in gold range 2 has 4 pairs (< 10)")

@@ -7,8 +7,8 @@ absolute error (9). The significance marks are Steiger's one-tailed test at p < 
 baseline is not computed here is left out of the table and said so, and every test's p-value
 is in the cell's note of the compare file. The wide table appends our marks to the numbers,
 as the paper prints them. The Spearman cells of Tables 3, 5 and 6 carry test-set bootstrap
-replicates (:func:`rho_cell`: every row on the same resamples of the set's items); Tables 4
-and 7-9 have none yet.
+replicates (:func:`rho_cell`: every row on the same resamples of the set's items), Table 7's
+errors too (:func:`_range_replicates`); Tables 4, 8 and 9 have none yet.
 """
 
 from __future__ import annotations
@@ -408,6 +408,23 @@ def _mapped(part: pd.DataFrame, how: str) -> np.ndarray:
     return to_gold_scale(part["pred"].to_numpy(), how)
 
 
+def _range_replicates(cell: Cell, gold: np.ndarray, mapped: np.ndarray, i: int, n: int) -> Cell:
+    """A Table 7 cell with its replicates: the mean absolute error of the pairs in gold range
+    ``i`` on every resample of the Annotated-PPDB test pairs (no interval under 10 pairs)."""
+    if cell.value is None:
+        return cell
+    noise = bootstrap.too_few(n, f"{ANNOTATED} in gold range {i + 1}")
+    if noise:
+        return Cell(cell.value, cell.data, cell.reason, noise=noise)
+    low, high = GOLD_BINS[i]
+    inside = (gold >= low) & ((gold <= high) if i == len(GOLD_BINS) - 1 else (gold < high))
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(ANNOTATED, len(gold)))
+    weights = counts @ inside.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = counts @ (np.abs(mapped - gold) * inside) / weights
+    return Cell(cell.value, cell.data, cell.reason, boot, (ANNOTATED,))
+
+
 def table7(src: Sources, columns: Mapping[str, Any], how: str) -> Built:
     built = Built()
     parts = _annotated(PhraseScores.load(src))
@@ -418,10 +435,12 @@ def table7(src: Sources, columns: Mapping[str, Any], how: str) -> Built:
         for lo, hi in GOLD_BINS
     ]
     for column, model in (("add", "paragram_add"), ("rnn", "paragram_rnn")):
-        errors = error_by_gold_range(gold, _mapped(parts[model], how))
-        for row, value, n in zip(rows, errors, counts, strict=True):
+        mapped = _mapped(parts[model], how)
+        errors = error_by_gold_range(gold, mapped)
+        for i, (row, value, n) in enumerate(zip(rows, errors, counts, strict=True)):
             data = f"Annotated-PPDB test, {n} pairs in the range; cosines mapped to [1, 5] ({how})"
-            built.cells[row, column] = Cell(value, data, "" if value is not None else "no pair")
+            cell = Cell(value, data, "" if value is not None else "no pair")
+            built.cells[row, column] = _range_replicates(cell, gold, mapped, i, n)
     built.notes.append(TREES)
     return built
 
