@@ -24,7 +24,7 @@ from paracomp.papers.wieting2017.workflow import (
 
 WIETING2017 = block("wieting2017")
 CUSTOM_TABLES["wieting2017"].update(WIETING2017.get("tables", {}))
-REPLICATE_TABLES["wieting2017"].update(WIETING2017_TABLES)
+REPLICATE_TABLES["wieting2017"].update(WIETING2017_TABLES, WIETING2017_SUPERVISED_TABLES)
 _WIETING2017_SETS = [*WIETING2017_TRANSFER_SETS, *WIETING2017_SELECTION_SETS]
 WIETING2017_IN = Wieting2017Inputs(
     WIETING2017,
@@ -290,6 +290,7 @@ rule wieting2017_supervised_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2017/{w17stable}.md",
+        replicates="results/wieting2017/{w17stable}.replicates.parquet",
     log:
         "logs/wieting2017/tables/{w17stable}.log",
     benchmark:

@@ -7,7 +7,8 @@ itself). Table 4: per-subset r of AVG, LSTMAVG and GRAN picked by STS 2016 (its 
 missing from the paper's text we have: no paper column). Table 7: the error examples, by the
 rule of the paper's §5.1 (see :func:`table7`). A cell of Tables 1-4 carries its test-set
 bootstrap replicates from the picked point's ``pairs.parquet`` (:mod:`paracomp.tables.intervals`;
-the point's selection is not redone on each resample).
+the point's selection is not redone on each resample); Tables 5, 6 and 8 from the test pairs
+their records keep.
 """
 
 from __future__ import annotations
@@ -479,13 +480,32 @@ def pick_supervised(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     return max(sorted(records, key=lambda r: r["index"]), key=lambda r: r["dev_pearson"])
 
 
+def supervised_replicates(
+    cell: Cell, record: Mapping[str, Any], task: str, resampler: bootstrap.Resampler
+) -> Cell:
+    """``cell`` with its test Pearson ×100 on every resample of the task's test pairs (kept in
+    the ``record``; the same split for every run: paired), or why none."""
+    gold, pred = record.get("test_gold"), record.get("test_pred")
+    if gold is None or pred is None:
+        return dataclasses.replace(cell, noise="no interval: the record keeps no test pairs")
+    key = f"wieting2017/supervised-{task}/test"
+    noise = bootstrap.too_few(len(gold), key)
+    if noise:
+        return dataclasses.replace(cell, noise=noise)
+    counts = resampler.counts(bootstrap.Sample.whole(key, len(gold)))
+    boot = 100.0 * bootstrap.pearson(counts, np.asarray(pred), np.asarray(gold))
+    return dataclasses.replace(cell, boot=boot, sets=(key,))
+
+
 def supervised_cells(
     records: Mapping[str, Mapping[str, list[dict]]],
     printed: PrintedTable,
     run_of: Mapping[str, str],
+    resampler: bootstrap.Resampler | None = None,
 ) -> dict[tuple[str, str], Cell]:
     """Test Pearson r ×100 of each row's run per task, the grid point picked by validation
-    r; ``avg`` the mean of the two."""
+    r, with its replicates; ``avg`` the mean of the two."""
+    resampler = resampler or bootstrap.Resampler()
     cells: dict[tuple[str, str], Cell] = {}
     for row in printed.rows:
         run = run_of[row]
@@ -506,11 +526,20 @@ def supervised_cells(
                 + (f"; initialised from {best['source']}" if "universal" in best["source"] else "")
             )
             note = f"absent STS subsets: {', '.join(missing)}" if missing else ""
-            cells[row, task] = Cell(best["test_pearson"], data, note)
+            cells[row, task] = supervised_replicates(
+                Cell(best["test_pearson"], data, note), best, task, resampler
+            )
         if "avg" in printed.columns:
-            both = [cells[row, t].value for t in ("sts", "sick")]
+            pair = [cells[row, t] for t in ("sts", "sick")]
+            both = [c.value for c in pair]
             if all(v is not None for v in both):
-                cells[row, "avg"] = Cell(sum(both) / 2, "mean of the STS and SICK cells")
+                boots = [c.boot for c in pair]
+                cells[row, "avg"] = Cell(
+                    sum(both) / 2, "mean of the STS and SICK cells", "",  # type: ignore[arg-type]
+                    None if any(b is None for b in boots) else (boots[0] + boots[1]) / 2,
+                    tuple(k for c in pair for k in c.sets),
+                    next((c.noise for c in pair if c.noise), ""),
+                )  # fmt: skip
             else:
                 cells[row, "avg"] = Cell(None, "", "needs both the STS and the SICK cell")
     return cells
@@ -539,7 +568,9 @@ def write_supervised_table(
 ) -> None:
     found = load_records(records)
     printed = table5_printed() if table == "table5" else printed_table(PAPER, table)
-    cells = supervised_cells(found, printed, SUPERVISED_RUNS[table])
+    resampler = bootstrap.Resampler()
+    cells = supervised_cells(found, printed, SUPERVISED_RUNS[table], resampler)
     extra = [f"Paper column: {MISSING_BODY}."] if table == "table5" else []
     wide, compare, markdown = render(printed, cells, setting, extra, supervised_setting_lines)
     write_outputs(out, wide, compare, markdown)
+    write_cell_replicates(out, cells, resampler)
