@@ -17,7 +17,8 @@ prediction (the same sets, subsets and sizes; setup, untimed), then timed, each 
 - ``findings``: every paper's claims on replicates of their cells (random replicates; the
   claims' expressions evaluated on all resamples at once).
 
-Prints seconds per part, the total and the peak resident memory.
+Prints wall and CPU seconds per part (CPU: the figure to read on a shared machine), the total
+and the peak resident memory.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ import numpy as np
 import pandas as pd
 
 from paracomp.eval import bootstrap
-from paracomp.papers import PAPERS, printed_table, resource as paper_file, row_refs
+from paracomp.papers import PAPERS, printed_table, row_refs
+from paracomp.papers import resource as paper_file
 from paracomp.tables.build import ModelEval, build_cells
 from paracomp.tables.findings import CellReplicates, probability, read_claims
 from paracomp.tables.intervals import mean_replicates
@@ -57,11 +59,12 @@ def clone(ev: ModelEval, i: int) -> ModelEval:
     return ModelEval(pd.concat([metrics, absent], ignore_index=True), pairs)
 
 
-def timed(name: str, seconds: dict[str, float], run) -> object:
-    start = time.perf_counter()
+def timed(name: str, seconds: dict[str, tuple[float, float]], run) -> object:
+    """Run ``run``; record and print its wall and CPU seconds (this process's)."""
+    wall, cpu = time.perf_counter(), time.process_time()
     out = run()
-    seconds[name] = time.perf_counter() - start
-    print(f"{name:12s} {seconds[name]:7.2f} s", flush=True)
+    seconds[name] = (time.perf_counter() - wall, time.process_time() - cpu)
+    print(f"{name:12s} {seconds[name][0]:7.2f} s wall {seconds[name][1]:7.2f} s CPU", flush=True)
     return out
 
 
@@ -132,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     n = base.pairs.groupby(["dataset", "subset"]).size()
     print(f"{len(n)} subsets, {int(n.sum())} pairs (largest {n.idxmax()}: {n.max()}); "
           f"{args.models} models; B = {args.resamples}")  # fmt: skip
-    seconds: dict[str, float] = {}
+    seconds: dict[str, tuple[float, float]] = {}
     cells = timed("generic", seconds, lambda: generic_tables(models, args.resamples))
     done = timed("transfer", seconds,
                  lambda: transfer_cells(models, args.transfer_cells, args.resamples))  # fmt: skip
@@ -140,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         frame = timed("leaderboard", seconds, board(models, Path(tmp), args.resamples))
     claims = timed("findings", seconds, lambda: findings(args.resamples))
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"total        {sum(seconds.values()):7.2f} s; {cells} generic cells, {done} transfer "
+    wall, cpu = (sum(s[i] for s in seconds.values()) for i in (0, 1))
+    print(f"total        {wall:7.2f} s wall {cpu:7.2f} s CPU; {cells} generic cells, {done} transfer "
           f"cells, {int(frame['rank_low'].notna().sum())} ranked models, {claims} claims; "
           f"peak RSS {peak:.0f} MB")  # fmt: skip
     return 0

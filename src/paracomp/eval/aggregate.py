@@ -94,8 +94,7 @@ def replicates(
         if np.isnan(node.value):
             return np.full(resampler.resamples, np.nan)
         assert node.sample is not None
-        counts = resampler.counts(node.sample)
-        return bootstrap.CORRELATIONS[metric](counts, node.gold, node.pred)
+        return resampler.correlation(node.sample, metric, node.gold, node.pred)
     if mode == "mean":
         return np.mean([replicates(m, mode, metric, resampler) for m in node.members], axis=0)
     parts = leaves(node)

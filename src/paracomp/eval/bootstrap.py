@@ -75,6 +75,19 @@ class Resampler:
             raise ValueError(f"need at least 2 resamples, got {resamples}")
         self.resamples, self.seed, self.cache_bytes = resamples, seed, cache_bytes
         self._cache: OrderedDict[tuple[str, int], np.ndarray] = OrderedDict()
+        self._done: dict[tuple, np.ndarray] = {}
+
+    def correlation(
+        self, sample: Sample, metric: str, gold: np.ndarray, pred: np.ndarray
+    ) -> np.ndarray:
+        """``metric`` (``pearson`` or ``spearman``) of the sample's pairs on every resample,
+        computed once per sample and values (a subset read by several cells of a table)."""
+        ident = (sample.key, sample.size, metric,
+                 *(hash(np.ascontiguousarray(a).tobytes()) for a in (sample.positions, gold, pred)))  # fmt: skip
+        found = self._done.get(ident)
+        if found is None:
+            found = self._done[ident] = CORRELATIONS[metric](self.counts(sample), gold, pred)
+        return found
 
     def counts(self, sample: Sample) -> np.ndarray:
         """``resamples × len(positions)`` counts of the sample's scored pairs."""
@@ -101,11 +114,13 @@ def _weighted_pearson(w: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray
         x = x - x.mean(axis=1, keepdims=True)
         y = y - y.mean(axis=1, keepdims=True)
         sums = [(w * v).sum(axis=1) for v in (np.ones_like(x), x, y, x * x, y * y, x * y)]
-    else:
+    else:  # one pass over w: a matrix product with the six columns (×m for y of (n, m))
         x = (x - x.mean()).reshape(-1, *([1] * (y.ndim - 1)))
         y = y - y.mean(axis=0)
-        ones = np.ones_like(x)
-        sums = [w @ v for v in (ones, x, y, x * x, y * y, x * y)]
+        parts = np.broadcast_arrays(np.ones_like(x), x, y, x * x, y * y, x * y)
+        stacked = np.stack([p.reshape(len(p), -1) for p in parts], axis=1)  # n × 6 × m
+        sums = np.moveaxis((w @ stacked.reshape(len(stacked), -1)).reshape(len(w), 6, -1), 1, 0)
+        sums = sums if y.ndim == 2 else sums[..., 0]
     total, sx, sy, sxx, syy, sxy = sums
     cov = sxy - sx * sy / total
     var = (sxx - sx * sx / total) * (syy - sy * sy / total)

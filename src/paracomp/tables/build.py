@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -37,6 +38,12 @@ class ModelEval:
     @classmethod
     def load(cls, folder: Path) -> ModelEval:
         return cls(pd.read_csv(folder / "sts.csv"), pd.read_parquet(folder / "pairs.parquet"))
+
+    @cached_property
+    def subsets(self) -> dict[tuple[str, str, str], pd.DataFrame]:
+        """The pairs of each ``(dataset, subset, split)``, grouped once."""
+        keys = ["dataset", "subset", "split"]
+        return {tuple(map(str, k)): g for k, g in self.pairs.groupby(keys, sort=False)}
 
 
 @dataclass(frozen=True)
@@ -74,8 +81,7 @@ def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | No
         notes = [str(n) for n in rows["note"].dropna() if str(n)]
         return None, notes[0] if notes else f"{ref.set}/{ref.subset} was not evaluated"
     row = scored.iloc[0]
-    p = ev.pairs
-    sel = p[(p["dataset"] == ref.set) & (p["subset"] == ref.subset) & (p["split"] == row["split"])]
+    sel = ev.subsets.get((ref.set, ref.subset, str(row["split"])), ev.pairs.iloc[:0])
     kept = ~sel["dropped"].to_numpy(bool)
     key = f"{ref.set}/{ref.subset}/{row['split']}"
     sample = bootstrap.Sample(key, len(sel), np.flatnonzero(kept))

@@ -38,9 +38,9 @@ def subset_replicates(
     reason = bootstrap.too_few(int(kept.sum()), key)
     if reason:
         return None, key, reason
-    counts = resampler.counts(bootstrap.Sample(key, len(sel), np.flatnonzero(kept)))
+    sample = bootstrap.Sample(key, len(sel), np.flatnonzero(kept))
     gold, pred = sel["gold"].to_numpy()[kept], sel["pred"].to_numpy()[kept]
-    return bootstrap.CORRELATIONS[metric](counts, gold, pred), key, ""
+    return resampler.correlation(sample, metric, gold, pred), key, ""
 
 
 def mean_replicates(
@@ -52,8 +52,10 @@ def mean_replicates(
     """The unweighted mean of ``metric`` over ``subsets`` on every resample (each subset on
     its own test set's resamples), the sets' keys, and why there is none."""
     found, keys = [], []
+    groups = dict(list(pairs.groupby(["dataset", "subset"], sort=False)))
     for dataset, subset in subsets:
-        reps, key, reason = subset_replicates(pairs, dataset, subset, resampler, metric)
+        part = groups.get((dataset, subset), pairs.iloc[:0])
+        reps, key, reason = subset_replicates(part, dataset, subset, resampler, metric)
         if reps is None:
             return None, (), reason
         found.append(reps)
