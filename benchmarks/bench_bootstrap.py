@@ -11,8 +11,9 @@ prediction (the same sets, subsets and sizes; setup, untimed), then timed, each 
 
 - ``generic``: elgohary2016's Tables 3, 5 and 6 through the generic table code (every column a
   model; their cells are STS subsets, year means, SICK);
-- ``transfer``: wieting2017-style cells, each the mean r over every subset of one model's pairs
-  (``--transfer-cells`` of them: Tables 1-4 have 113 such cells);
+- ``transfer``: wieting2017's Tables 1-4 as they read points: 6, 24 and 14 cells of a point
+  each (the mean r over every subset of one model's pairs), and Table 4's 3 points with a cell
+  per subset and their mean;
 - ``leaderboard``: every model's ``sts mean`` replicates and rank intervals;
 - ``findings``: every paper's claims on replicates of their cells (random replicates; the
   claims' expressions evaluated on all resamples at once).
@@ -80,14 +81,28 @@ def generic_tables(models: list[ModelEval], resamples: int) -> int:
     return cells
 
 
-def transfer_cells(models: list[ModelEval], n_cells: int, resamples: int) -> int:
-    resampler = bootstrap.Resampler(resamples)
-    done = 0
-    for i in range(n_cells):
-        pairs = models[i % len(models)].pairs
-        subsets = list(pairs[["dataset", "subset"]].drop_duplicates().itertuples(index=False))
-        reps, _, _ = mean_replicates(pairs, [tuple(s) for s in subsets], resampler)
-        done += reps is not None
+TRANSFER_TABLES = {"table1": (6, False), "table2": (24, False), "table3": (14, False),
+                   "table4": (3, True)}  # fmt: skip
+"""wieting2017's transfer tables: the points (models) their cells read, and whether a
+point's every subset is a cell too (Table 4) besides the mean over them."""
+
+
+def transfer_cells(models: list[ModelEval], resamples: int) -> int:
+    """Each table as its own job (a fresh resampler): per point, the mean r over its subsets
+    (Table 4: each subset's r too, read from the same replicates)."""
+    done, model = 0, 0
+    for points, per_subset in TRANSFER_TABLES.values():
+        resampler = bootstrap.Resampler(resamples)
+        for _ in range(points):
+            pairs = models[model % len(models)].pairs
+            model += 1
+            subsets = [tuple(s) for s in
+                       pairs[["dataset", "subset"]].drop_duplicates().itertuples(index=False)]  # fmt: skip
+            reps, _, _ = mean_replicates(pairs, subsets, resampler)
+            done += reps is not None
+            if per_subset:
+                for subset in subsets:
+                    done += mean_replicates(pairs, [subset], resampler)[0] is not None
     return done
 
 
@@ -127,7 +142,6 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--eval", type=Path, default=REPO / "results/eval/glove-6b-50d")
     parser.add_argument("--models", type=int, default=117, help="the leaderboard's models")
-    parser.add_argument("--transfer-cells", type=int, default=113)
     parser.add_argument("--resamples", type=int, default=bootstrap.RESAMPLES)
     args = parser.parse_args(argv)
     base = ModelEval.load(args.eval)
@@ -138,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     seconds: dict[str, tuple[float, float]] = {}
     cells = timed("generic", seconds, lambda: generic_tables(models, args.resamples))
     done = timed("transfer", seconds,
-                 lambda: transfer_cells(models, args.transfer_cells, args.resamples))  # fmt: skip
+                 lambda: transfer_cells(models, args.resamples))  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         frame = timed("leaderboard", seconds, board(models, Path(tmp), args.resamples))
     claims = timed("findings", seconds, lambda: findings(args.resamples))
