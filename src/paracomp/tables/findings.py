@@ -314,17 +314,22 @@ def probability(
 def _noise(
     cells: list[Cell], resampled: list[Cell], boot: Mapping[Cell, CellReplicates], used: int
 ) -> str:
-    datasets = {c: sorted({s.split("/")[0] for s in boot[c].sets}) for c in resampled}
-    kinds = {tuple(boot[c].sets) for c in resampled}
-    if len(kinds) == 1:
-        how = f"test pairs, paired: every cell on {', '.join(next(iter(datasets.values())))}"
-    elif any(
-        not set(boot[a].sets) & set(boot[b].sets) for a in resampled for b in resampled if a < b
-    ):
-        each = "; ".join(f"{_name(c)}: {', '.join(d)}" for c, d in datasets.items())
-        how = f"test pairs; cells on different test sets, resampled independently per set ({each})"
+    """What was resampled: the cells grouped by the test sets they read (datasets named)."""
+    groups: dict[tuple[str, ...], list[Cell]] = {}
+    for cell in resampled:
+        groups.setdefault(boot[cell].sets, []).append(cell)
+
+    def datasets(sets: tuple[str, ...]) -> str:
+        return ", ".join(dict.fromkeys(s.split("/")[0] for s in sets))
+
+    if len(groups) == 1:
+        how = f"test pairs, paired: every cell on {datasets(next(iter(groups)))}"
     else:
-        how = "test pairs, paired on the sets the cells share, independent on the others"
+        each = "; ".join(f"{len(g)} on {datasets(sets)}" for sets, g in groups.items())
+        how = (
+            "test pairs; cells on different test sets, resampled independently per set and "
+            f"paired on the sets they share ({each})"
+        )
     fixed = [c for c in cells if not c[3] and c not in resampled]
     if fixed:
         how += f"; held at their values (no replicates): {', '.join(_name(c) for c in fixed)}"
