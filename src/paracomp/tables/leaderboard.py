@@ -333,7 +333,10 @@ def plot(frame: pd.DataFrame, out_png: Path) -> None:
         ax.legend(handles=handles, fontsize=7, loc="lower right")
     else:
         ax.text(0.5, 0.5, "no model has a score", ha="center", va="center")
-    ax.set_xlabel(f"{STS_MEAN}: mean Pearson r ×100 over the sentence-pair sets")
+    ax.set_xlabel(
+        f"{STS_MEAN}: mean Pearson r ×100 over the sentence-pair sets"
+        " (error bars: 95% test-set bootstrap interval)"
+    )
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
     with atomic_path(out_png) as tmp:
