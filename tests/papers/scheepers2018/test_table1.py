@@ -104,3 +104,32 @@ def test_table1_intervals_from_the_runs_items(tmp_path) -> None:
         "no interval: the run keeps no items of sts14"
         in compare.loc[("sts14/sum", "glove_original"), "note"]
     )
+
+
+def test_word_set_items_keep_their_place_in_the_set(tmp_path) -> None:
+    """A word set of 14 pairs, 2 with a word outside the vocabulary: the 12 scored pairs'
+    items carry their positions among the 14, gold and cosine, and their Spearman ρ is the
+    measure's value."""
+    import pyarrow as pa
+    from scipy import stats
+
+    from paracomp import artefacts
+    from paracomp.papers.scheepers2018.evaluate import _wordsim
+
+    rng = np.random.default_rng(4)
+    words = [f"w{i}" for i in range(8)]
+    pairs = [(words[i % 8], words[(i * 3 + 1) % 8]) for i in range(12)]
+    pairs[3:3] = [("w0", "zebra")]
+    pairs.append(("yak", "w1"))
+    table = pa.table({"dataset": ["toy"] * 14, "w1": [a for a, _ in pairs],
+                      "w2": [b for _, b in pairs], "score": rng.uniform(0, 10, 14)})  # fmt: skip
+    path = tmp_path / "toy.parquet"
+    artefacts.write(table, path, artefacts.WORD_PAIRS, artefacts.Provenance("toy", "t", {}, {}))
+    items: list[pd.DataFrame] = []
+    cell = _wordsim(path, words, rng.normal(size=(8, 5)), "simlex", items)
+    (found,) = items
+    assert cell["n"] == 12 and cell["n_total"] == 14
+    assert (found["key"] == "scheepers2018/toy").all() and (found["size"] == 14).all()
+    assert 3 not in found["position"].tolist() and 13 not in found["position"].tolist()
+    rho = stats.spearmanr(found["gold"], found["pred"]).statistic
+    assert cell["value"] == pytest.approx(rho)
