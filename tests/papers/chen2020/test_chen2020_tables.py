@@ -307,3 +307,27 @@ def test_news_and_spearman_cells_have_paired_intervals(tmp_path):
                       SETTING, out)  # fmt: skip
     f1 = read_replicates(out.with_name("table7.replicates.parquet")).values["wlo|with_prior_f1"]
     assert f1.shape == (bootstrap.RESAMPLES,) and np.isfinite(f1).all()
+
+
+def test_table8_resamples_the_kept_sts_b_pairs(tmp_path):
+    """Table 8 from scores that keep their 30 STS-B test pairs: the cell's replicates are the
+    Pearson r ×100 on every resample of those pairs, under the generic evaluator's key."""
+    from paracomp.eval import bootstrap
+    from paracomp.tables.replicates import read_replicates
+
+    sentences = _sentences(tmp_path, _news_rows(), ["news_test", "news_train", "twitter"])
+    frame = pd.read_parquet(sentences)
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, 30)
+    pred = gold + rng.normal(size=30)
+    sts = {"pearson": float(np.corrcoef(gold, pred)[0, 1]), "n": 30, "n_oov": 0, "split": "test",
+           "key": "stsbenchmark/stsb/test", "gold": gold.tolist(), "pred": pred.tolist()}  # fmt: skip
+    meta = {"kind": "run", "probabilistic": True, "sts": sts}
+    scores = {"wlo": _scores(tmp_path, "wlo", frame, np.zeros(len(frame)), meta)}
+    out = tmp_path / "table8.csv"
+    write_score_table("table8", sentences, scores, SETTING, out)
+    reps = read_replicates(out.with_name("table8.replicates.parquet"))
+    assert reps.sets["wlo|stsb"] == ["stsbenchmark/stsb/test"]
+    drawn = bootstrap.indices("stsbenchmark/stsb/test", 30)[9]
+    expected = 100 * np.corrcoef(gold[drawn], pred[drawn])[0, 1]
+    assert reps.values["wlo|stsb"][9] == pytest.approx(expected)

@@ -6,7 +6,7 @@ Skip-thought, BERT, ELMo) stays empty with :data:`UNAVAILABLE`'s reason; a cell 
 source provides stays empty with the reason the sentence sources record. Every cell's ``data``
 says what it was computed on; the markdown says how the models were trained (the setting).
 
-Cells of Tables 2, 3 (News), 4 and 7 carry test-set bootstrap replicates
+Cells of Tables 2, 3 (News), 4, 7 and 8 carry test-set bootstrap replicates
 (:func:`_with_replicates`): the sentences (SNLI: the equal-length pairs) of each set resampled
 once for every model (paired), the News threshold kept at the value tuned on the training
 sentences; the other tables' cells have none yet.
@@ -127,6 +127,19 @@ def _share(data: Data, hits: np.ndarray, among: np.ndarray) -> np.ndarray:
     counts = data.counts("snli_premise")
     with np.errstate(invalid="ignore", divide="ignore"):
         return 100.0 * (counts @ hits) / (counts @ among)
+
+
+def sts_replicates(cell: Cell, sts: Mapping[str, Any]) -> Cell:
+    """Table 8's cell with its Pearson ×100 on every resample of the STS-B pairs the scores
+    kept (under the generic evaluator's key: paired with every other STS-B cell)."""
+    if "pred" not in sts:
+        return dataclasses.replace(cell, noise="no interval: the scores keep no STS-B pairs")
+    noise = bootstrap.too_few(len(sts["pred"]), sts["key"])
+    if noise:
+        return dataclasses.replace(cell, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(sts["key"], len(sts["pred"])))
+    boot = 100.0 * bootstrap.pearson(counts, np.asarray(sts["gold"]), np.asarray(sts["pred"]))
+    return dataclasses.replace(cell, boot=boot, sets=(sts["key"],))
 
 
 def news_replicates(data: Data, model: str, metric: str = "acc") -> np.ndarray:
@@ -341,11 +354,12 @@ def table8(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         if sts.get("pearson") is None:
             return Cell(None, "", sts.get("reason", "correlation undefined"))
         vectors = "[μ ; σ²]" if data.scores[row].meta.get("probabilistic") else "the vectors"
-        return Cell(
+        cell = Cell(
             sts["pearson"] * 100.0,
             f"{sts['n']} STS-B {sts['split']} pairs ({sts['n_oov']} with unknown words); "
             f"cosine of {vectors}",
         )
+        return sts_replicates(cell, sts)
 
     return _cells(printed, data, compute)
 
