@@ -223,3 +223,25 @@ def test_table7_errors_per_gold_range_on_every_resample():
     assert cell.boot[5] == pytest.approx(expected) and cell.sets == (ANNOTATED,)
     few = _range_replicates(Cell(1.0, ""), gold[:20], mapped[:20], 1, 4)
     assert few.boot is None and few.noise.endswith("in gold range 2 has 4 pairs (< 10)")
+
+
+def test_table9_change_of_error_on_every_resample():
+    """A cell's replicate is :func:`error_change` on the resampled pairs."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2015.errors import LENGTH_BINS, bin_index, error_change
+    from paracomp.papers.wieting2015.tables import (
+        ANNOTATED,
+        ERROR_GROUPS,
+        Cell,
+        _change_replicates,
+    )  # fmt: skip
+
+    rng = np.random.default_rng(2)
+    gold = rng.uniform(1, 5, 120)
+    add, rnn = gold + rng.normal(size=120), gold + 0.7 * rng.normal(size=120)
+    ratios = rng.uniform(0.3, 1.0, 120)
+    inside = ERROR_GROUPS["both"](gold) & (bin_index(ratios, LENGTH_BINS) == 1)
+    cell = _change_replicates(Cell(0.0, ""), gold, add, rnn, inside)
+    drawn = bootstrap.indices(ANNOTATED, 120)[4]
+    changed = error_change(gold[drawn], add[drawn], rnn[drawn], ratios[drawn], LENGTH_BINS)
+    assert cell.boot[4] == pytest.approx(changed["both"][1] / 100)

@@ -8,8 +8,8 @@ baseline is not computed here is left out of the table and said so, and every te
 is in the cell's note of the compare file. The wide table appends our marks to the numbers,
 as the paper prints them. The Spearman cells of Tables 3, 5 and 6 carry test-set bootstrap
 replicates (:func:`rho_cell`: every row on the same resamples of the set's items), Table 7's
-errors and Table 4's accuracies too (:func:`_range_replicates`, :func:`_accuracy_cell`);
-Tables 8 and 9 have none yet.
+errors, Table 4's accuracies and Table 9's changes of error too (:func:`_range_replicates`,
+:func:`_accuracy_cell`, :func:`_change_replicates`); Table 8 (examples) has none.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from paracomp.papers.wieting2015.errors import (
     GOLD_BINS,
     LENGTH_BINS,
     OVERLAP_BINS,
+    bin_index,
     error_by_gold_range,
     error_change,
     to_gold_scale,
@@ -500,6 +501,32 @@ def table8(src: Sources, columns: Mapping[str, Any], printed: PrintedTable, how:
     return built
 
 
+ERROR_GROUPS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "positive": lambda gold: gold > 4,
+    "negative": lambda gold: gold < 2,
+    "both": lambda gold: (gold > 4) | (gold < 2),
+}
+"""Table 9's groups of pairs by gold score (as :func:`error_change` forms them)."""
+
+
+def _change_replicates(
+    cell: Cell, gold: np.ndarray, add: np.ndarray, rnn: np.ndarray, inside: np.ndarray
+) -> Cell:
+    """A Table 9 cell with its replicates: the relative change of the mean absolute error
+    from the additive model to the RNN among the ``inside`` pairs, on every resample of the
+    Annotated-PPDB test pairs."""
+    if cell.value is None:
+        return cell
+    noise = bootstrap.too_few(int(inside.sum()), f"{ANNOTATED} in this cell")
+    if noise:
+        return Cell(cell.value, cell.data, cell.reason, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(ANNOTATED, len(gold)))
+    base = counts @ (np.abs(add - gold) * inside)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = counts @ (np.abs(rnn - gold) * inside) / base - 1.0
+    return Cell(cell.value, cell.data, cell.reason, boot, (ANNOTATED,))
+
+
 def table9(src: Sources, how: str) -> dict[str, Built]:
     found = PhraseScores.load(src)
     parts = _annotated(found)
@@ -519,13 +546,16 @@ def table9(src: Sources, how: str) -> dict[str, Built]:
     for key, (values, edges) in ratios.items():
         block = Built()
         change = error_change(gold, add, rnn, values, edges)
+        bins = bin_index(values, edges)
         for group, row in change.items():
-            for column, value in zip(("low", "mid", "high"), row, strict=True):
-                block.cells[group, column] = Cell(
+            for b, (column, value) in enumerate(zip(("low", "mid", "high"), row, strict=True)):
+                cell = Cell(
                     None if value is None else value / 100.0,
                     f"Annotated-PPDB test; cosines mapped to [1, 5] ({how})",
                     "" if value is not None else "no pair in the cell",
                 )
+                inside = ERROR_GROUPS[group](gold) & (bins == b)
+                block.cells[group, column] = _change_replicates(cell, gold, add, rnn, inside)
         block.notes.append(TREES)
         built[key] = block
     return built
@@ -540,7 +570,7 @@ def _scaled(built: Built, printed: PrintedTable, text_columns: Sequence[str] = (
         return
     for key, cell in built.cells.items():
         if isinstance(cell.value, (int, float)) and key[1] not in text_columns:
-            built.cells[key] = Cell(cell.value * printed.scale, cell.data, cell.reason)
+            built.cells[key] = cell.scaled(printed.scale)
 
 
 def render(
