@@ -15,8 +15,9 @@
 Values are fractions (MRR ÷ 100), as the other evaluation outputs; tables scale them.
 ``items.parquet`` beside ``scores.json`` keeps what each measure is computed from, one row per
 item (:data:`ITEM_COLUMNS`: a test definition's reciprocal rank, an STS pair's gold and cosine
-with its subset's key, a word pair's gold and cosine with its place in its set), for the
-table's test-set bootstrap intervals (SICK's classifiers keep none yet).
+with its subset's key, a word pair's gold and cosine with its place in its set, a SICK test
+pair's gold and SICK-R prediction), for the table's test-set bootstrap intervals (SICK-E keeps
+none yet).
 """
 
 from __future__ import annotations
@@ -149,9 +150,15 @@ def _wordsim(
     return _cell(spearman(gold, pred), data) | {"n": n, "n_total": n_total}
 
 
-def _sick(path: Path, encoder: ComposedEncoder) -> dict[str, dict[str, Any]]:
+def _sick(
+    path: Path, encoder: ComposedEncoder, items: list | None = None
+) -> dict[str, dict[str, Any]]:
     frame = artefacts.read(path, artefacts.SENTENCE_PAIRS).to_pandas()
     entail, relate = evaluate_sick(frame, encoder, TOKENIZER, True)
+    if items is not None:  # SICK-R's test predictions, in the frame's order of test rows
+        test = frame[frame["split"] == "test"]
+        key, n = f"{test['dataset'].iloc[0]}/{test['subset'].iloc[0]}/test", len(test)
+        items.append(_items("sick_r", key, np.arange(n), n, test["score"], relate.predictions))
     sizes = f"{entail.n_train}/{entail.n_trial}/{entail.n_test} train/trial/test pairs"
     return {
         "sick_e": _cell(
@@ -213,7 +220,7 @@ def evaluate_run(
         elif measure in ("simlex", "simverb", "ws353"):
             measures[measure] = _wordsim(sets[name], vocabulary[2:], matrix[2:], measure, items)
     if "sick2014" in sets:
-        measures.update(_sick(sets["sick2014"], encoder))
+        measures.update(_sick(sets["sick2014"], encoder, items))
     result = {
         "run": str(run_dir),
         "candidates": candidates,

@@ -49,8 +49,8 @@ def measure_replicates(
     items: pd.DataFrame, measure: str, resampler: bootstrap.Resampler
 ) -> tuple[np.ndarray | None, tuple[str, ...], str]:
     """A measure's value on every resample from a run's items: CompVecEval's MRR the mean
-    reciprocal rank, STS the pair-weighted mean of its subsets' Pearson r, a word set's
-    Spearman ρ; and the test sets' keys, or why there are none."""
+    reciprocal rank, STS the pair-weighted mean of its subsets' Pearson r, SICK-R its Pearson
+    r, a word set's Spearman ρ; and the test sets' keys, or why there are none."""
     found = items[items["measure"] == measure]
     if not len(found):
         return None, (), f"no interval: the run keeps no items of {measure}"
@@ -64,7 +64,7 @@ def measure_replicates(
         gold, pred = part["gold"].to_numpy(), part["pred"].to_numpy()
         if measure == "mrr":
             reps.append(bootstrap.mean(counts, pred))
-        elif measure in ("sts14", "sts15"):
+        elif measure in ("sts14", "sts15", "sick_r"):
             reps.append(bootstrap.pearson(counts, gold, pred))
         else:
             reps.append(bootstrap.spearman(counts, gold, pred))
