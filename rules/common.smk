@@ -688,15 +688,35 @@ def compare_files(paper: str, tables) -> dict[str, str]:
     return {table: f"results/{paper}/{table}.compare.csv" for table in tables}
 
 
+def replicates_files(paper: str, tables) -> dict[str, str]:
+    """The bootstrap replicates of each of ``paper``'s ``tables`` that has them (the generic
+    tables and the paper's registered ``replicate_tables``)."""
+    found = set(generic_tables(paper)) | set(REGISTRATIONS[paper].replicate_tables)
+    return {t: f"results/{paper}/{t}.replicates.parquet" for t in tables if t in found}
+
+
 def findings_inputs(wildcards) -> dict[str, object]:
-    """A paper's claims file and the compare files of the tables its claims read."""
-    compare = compare_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
-    return {"claims": findings_file(wildcards.paper), "compare": list(compare.values())}
+    """A paper's claims file and the compare (and replicates) files of the tables its claims
+    read."""
+    tables = tables_of(FINDINGS[wildcards.paper])
+    compare = compare_files(wildcards.paper, tables)
+    replicates = replicates_files(wildcards.paper, tables)
+    return {
+        "claims": findings_file(wildcards.paper),
+        "compare": list(compare.values()),
+        "replicates": list(replicates.values()),
+    }
 
 
 def findings_compare_args(wildcards) -> list[str]:
     compare = compare_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
     return [f"{table}={path}" for table, path in compare.items()]
+
+
+def findings_replicates_args(wildcards) -> str:
+    """``--replicates table=path …`` for the tables with replicates ("" if none)."""
+    found = replicates_files(wildcards.paper, tables_of(FINDINGS[wildcards.paper]))
+    return " ".join(["--replicates", *(shlex.quote(f"{t}={p}") for t, p in found.items())]) if found else ""
 
 
 def overview_inputs(wildcards) -> dict[str, object]:
@@ -711,8 +731,8 @@ def overview_compare_args(wildcards) -> list[str]:
 
 
 def leaderboard_inputs(wildcards) -> list[str]:
-    """The evaluation files of every evaluated model."""
-    names = ("sts.csv", "wordsim.csv", "encoder.json")
+    """The evaluation files of every evaluated model (its pairs for the rank intervals)."""
+    names = ("sts.csv", "wordsim.csv", "encoder.json", "pairs.parquet")
     return [f"results/eval/{model}/{name}" for model in evaluated_models() for name in names]
 
 

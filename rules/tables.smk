@@ -39,6 +39,7 @@ for _paper in BLOCKS:
                 caption="../workflow/report/compare.rst",
             ),
             markdown="results/{paper}/{table}.md",
+            replicates="results/{paper}/{table}.replicates.parquet",
         wildcard_constraints:
             paper=_paper,
             table="|".join(generic_tables(_paper)),
@@ -100,6 +101,7 @@ rule paper_findings:
         "benchmarks/snakemake/findings/{paper}.tsv"
     params:
         compare=findings_compare_args,
+        replicates=findings_replicates_args,
     localrule: True
     resources:
         mem_mb=500,
@@ -108,6 +110,7 @@ rule paper_findings:
         "../envs/paracomp.yaml"
     shell:
         "paracomp findings --claims {input.claims:q} --compare {params.compare:q}"
+        " {params.replicates}"
         " --title {wildcards.paper} --out {output.table:q} --markdown {output.markdown:q}"
         " > {log} 2>&1"
 

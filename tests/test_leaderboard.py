@@ -196,8 +196,16 @@ def test_compvec_run_scores_as_its_papers_evaluation(tmp_path):
         model.composer, vocabulary, model.weight.detach().numpy(), words,
         rows.astype(np.float32), 32,
     )  # fmt: skip
-    paper = _sts(sets, encoder)["subsets"]
+    items: list[pd.DataFrame] = []
+    paper = _sts(sets, encoder, "sts14", items)["subsets"]
     np.testing.assert_allclose(ours.tolist(), [paper[s]["pearson"] for s in ours.index], 1e-5)
+    # its items: the generic evaluator's pairs under the same test-set keys (paired resamples)
+    kept = pd.concat(items).set_index("key")
+    pairs = pd.read_parquet(out / "pairs.parquet")
+    for subset in ("one", "two"):
+        mine, theirs = kept.loc[f"toysts/{subset}/test"], pairs[pairs["subset"] == subset]
+        assert (mine["size"] == 8).all() and mine["position"].tolist() == list(range(8))
+        np.testing.assert_allclose(mine["pred"], theirs["pred"], rtol=1e-5)
     encoding = json.loads((out / "encoder.json").read_text())
     assert encoding["composition"] == "composer gru" and encoding["objective"] == "targets"
     # without the fallback vectors "the" and "zebra" are skipped: other scores

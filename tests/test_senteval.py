@@ -205,3 +205,26 @@ def test_evaluate_sick_runs_both_tasks(sick, random_encoder):
     entailment, relatedness = evaluate_sick(sick, random_encoder, "whitespace", True)
     assert entailment == sick_entailment(sick, random_encoder, "whitespace", True)
     assert relatedness == sick_relatedness(sick, random_encoder, "whitespace", True)
+
+
+@pytest.mark.slow
+def test_scheepers_sick_r_items_are_the_test_pairs(sick, random_encoder, tmp_path):
+    """scheepers2018's SICK-R items: every SICK test pair's gold and prediction under the
+    generic evaluator's key, in the test rows' order; their Pearson is the measure's value."""
+    import pyarrow as pa
+
+    from paracomp import artefacts
+    from paracomp.eval.metrics import pearson
+    from paracomp.papers.scheepers2018.evaluate import _sick
+
+    path = tmp_path / "sick.parquet"
+    table = pa.Table.from_pandas(sick, preserve_index=False)
+    artefacts.write(table, path, artefacts.SENTENCE_PAIRS, artefacts.Provenance("s", "t", {}, {}))
+    items: list[pd.DataFrame] = []
+    measures = _sick(path, random_encoder, items)
+    (found,) = items
+    test = sick[sick["split"] == "test"]
+    assert (found["key"] == "sick2014/sick/test").all() and len(found) == len(test)
+    np.testing.assert_array_equal(found["gold"], test["score"])
+    r = pearson(found["gold"].to_numpy(), found["pred"].to_numpy())
+    assert measures["sick_r"]["value"] == pytest.approx(r, abs=1e-9)

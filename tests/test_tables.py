@@ -158,7 +158,11 @@ def test_cli_writes_three_files(tmp_path):
     )
     table = pd.read_csv(out, dtype=str, keep_default_na=False)
     compare = pd.read_csv(tmp_path / "table6.compare.csv", dtype={"row": str})
-    assert list(compare.columns) == ["row", "column", "ours", "paper", "delta", "data", "note"]
+    assert list(compare.columns) == [
+        "row", "column", "ours", "paper", "delta", "ci_low", "ci_high", "sd", "replicates",
+        "printed_inside", "data", "note",
+    ]  # fmt: skip
+    assert (tmp_path / "table6.replicates.parquet").exists()
     pooled = ev.pairs[ev.pairs["dataset"] == "sts2014"]
     expected = np.corrcoef(pooled["gold"], pooled["pred"])[0, 1]
     row = compare[(compare["row"] == "2014") & (compare["column"] == "glove")].iloc[0]

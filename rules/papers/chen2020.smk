@@ -34,6 +34,7 @@ register(
         run_data=CHEN2020_IN.data,
         tuning_data=CHEN2020_IN.tuning_data,
         custom_tables=frozenset(CHEN2020["tables"]),
+        replicate_tables=frozenset(t for t in CHEN2020["tables"] if t not in ("table5", "table6")),
         extras=["results/chen2020/tuning.csv"] if "runs" in CHEN2020 else [],
     )
 )
@@ -154,6 +155,7 @@ rule chen2020_score_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/chen2020/{score_table}.md",
+        replicates="results/chen2020/{score_table}.replicates.parquet",
     log:
         "logs/chen2020/tables/{score_table}.log",
     benchmark:

@@ -23,6 +23,7 @@ register(
     Registration(
         "scheepers2018",
         custom_tables=frozenset({"table1"}),
+        replicate_tables=frozenset({"table1"}),
         leaderboard=SCHEEPERS2018_IN.leaderboard,
     )
 )
@@ -128,7 +129,8 @@ rule scheepers2018_evaluate:
     input:
         unpack(SCHEEPERS2018_IN.eval_inputs),
     output:
-        "results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
+        scores="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
+        per_item="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/items.parquet",
     wildcard_constraints:
         embeddings=SCHEEPERS2018_EMBEDDINGS,
     log:
@@ -150,7 +152,8 @@ rule scheepers2018_evaluate:
         "paracomp scheepers2018 evaluate --run {params.run:q}"
         " --data resources/compvec/{wildcards.split} --pretrained {input.pretrained:q}"
         " --set {params.sets:q} --unavailable {params.unavailable:q}"
-        " --candidates {params.candidates} --threads {threads} --out {output:q} > {log} 2>&1"
+        " --candidates {params.candidates} --threads {threads} --out {output.scores:q}"
+        " > {log} 2>&1"
 
 
 rule scheepers2018_table1:
@@ -173,6 +176,7 @@ rule scheepers2018_table1:
         ),
         markdown="results/scheepers2018/table1.md",
         candidates="results/scheepers2018/table1.candidates.csv",
+        replicates="results/scheepers2018/table1.replicates.parquet",
     log:
         "logs/scheepers2018/compvec_table.log",
     benchmark:

@@ -43,6 +43,7 @@ register(
         points=WIETING2015_IN,
         leaderboard=WIETING2015_IN.leaderboard(),
         custom_tables=frozenset(WIETING2015_TABLES),
+        replicate_tables=frozenset(WIETING2015_TABLES),
         built_embeddings={
             Path(WIETING2015_PARAGRAM).stem: [WIETING2015["lexical"]],
             Path(WIETING2015_PARAGRAM_FULL).stem: [WIETING2015["lexical"]],
@@ -296,6 +297,7 @@ rule wieting2015_tables:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2015/{table}.md",
+        replicates="results/wieting2015/{table}.replicates.parquet",
     wildcard_constraints:
         table="|".join(WIETING2015_TABLES),
     log:

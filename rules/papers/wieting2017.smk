@@ -51,6 +51,7 @@ register(
         points=WIETING2017_IN,
         leaderboard={**WIETING2017_IN.leaderboard(), **WIETING2017_SUPERVISED.leaderboard()},
         custom_tables=frozenset(WIETING2017.get("tables", {})),
+        replicate_tables=frozenset({*WIETING2017_TABLES, *WIETING2017_SUPERVISED_TABLES}),
     )
 )
 
@@ -201,6 +202,7 @@ rule wieting2017_transfer_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2017/{transfer_table}.md",
+        replicates="results/wieting2017/{transfer_table}.replicates.parquet",
     log:
         "logs/wieting2017/tables/{transfer_table}.log",
     benchmark:
@@ -299,6 +301,7 @@ rule wieting2017_supervised_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2017/{supervised_table}.md",
+        replicates="results/wieting2017/{supervised_table}.replicates.parquet",
     log:
         "logs/wieting2017/tables/{supervised_table}.log",
     benchmark:

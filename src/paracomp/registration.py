@@ -31,7 +31,9 @@ class Registration:
     optional ``fallback``, ``embeddings``, or a ``note``), or a function giving them once every
     paper has registered (entries that depend on embeddings other papers build);
     ``custom_tables``: its tables built
-    by its own rules (the others by the generic table rule); ``extras``: further outputs of its
+    by its own rules (the others by the generic table rule); ``replicate_tables``: those of
+    them that write ``<table>.replicates.parquet`` (the bootstrap replicates ``findings``
+    reads); ``extras``: further outputs of its
     named target (plots, reports); ``built_embeddings``: embeddings its rules build
     (``resources/embeddings/<name>.parquet``) -> the raw datasets they need."""
 
@@ -41,6 +43,7 @@ class Registration:
     points: ScoredGrid | None = None
     leaderboard: Models | Callable[[], Models] = field(default_factory=dict)
     custom_tables: Collection[str] = frozenset()
+    replicate_tables: Collection[str] = frozenset()
     extras: Sequence[str] = ()
     built_embeddings: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
@@ -54,7 +57,7 @@ class Registration:
             self._refuse("points", f"lacks {', '.join(missing)} (paracomp.train.grid.ScoredGrid)")
         if not callable(self.leaderboard):
             self.models()
-        for name in ("custom_tables", "extras"):
+        for name in ("custom_tables", "replicate_tables", "extras"):
             value = getattr(self, name)
             if isinstance(value, str) or not all(isinstance(v, str) for v in value):
                 self._refuse(name, f"expected a collection of names, got {value!r}")

@@ -32,7 +32,9 @@ def _findings(args: argparse.Namespace) -> None:
 
     claims = read_claims(Path(args.claims))
     compare = {k: Path(v) for k, v in key_values(args.compare).items()}
-    write_findings(findings(claims, compare), Path(args.out), Path(args.markdown), args.title)
+    replicates = {k: Path(v) for k, v in key_values(args.replicates).items()}
+    rows = findings(claims, compare, replicates)
+    write_findings(rows, Path(args.out), Path(args.markdown), args.title)
 
 
 def _overview(args: argparse.Namespace) -> None:
@@ -80,6 +82,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="TABLE=COMPARE_CSV",
         help="each table's compare file",
+    )
+    p.add_argument(
+        "--replicates",
+        nargs="*",
+        default=[],
+        metavar="TABLE=PARQUET",
+        help="the tables' bootstrap replicates (P(holds) and the three-way verdict)",
     )
     p.add_argument("--title", required=True, help="the markdown's title (the paper)")
     p.add_argument("--out", required=True, help="findings CSV")

@@ -6,6 +6,10 @@ A group's members may be subsets (leaves) or other groups. Modes:
 - ``datasets-mean``: unweighted mean over the leaf subsets under the group;
 - ``wmean``: mean over the leaf subsets weighted by their number of scored pairs;
 - ``pooled``: one correlation over all pairs of the leaf subsets put together.
+
+:func:`replicates` gives the same aggregate on every bootstrap resample
+(:mod:`paracomp.eval.bootstrap`): each leaf resampled within its own test set, then aggregated
+as the value is.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paracomp.eval import bootstrap
 from paracomp.eval.metrics import pearson, spearman
 
 MODES = ("mean", "datasets-mean", "wmean", "pooled")
@@ -22,12 +27,14 @@ MODES = ("mean", "datasets-mean", "wmean", "pooled")
 
 @dataclass(frozen=True)
 class Leaf:
-    """One evaluated subset: its correlation, pair count and the pairs themselves."""
+    """One evaluated subset: its correlation, pair count and the pairs themselves, and where
+    they lie in their test set (``sample``, for :func:`replicates`)."""
 
     value: float
     n: int
     gold: np.ndarray
     pred: np.ndarray
+    sample: bootstrap.Sample | None = None
 
 
 @dataclass(frozen=True)
@@ -65,3 +72,38 @@ def value(node: Leaf | Group, mode: str, metric: str = "pearson") -> float:
 
 def _mean(values: Sequence[float]) -> float:
     return float(np.mean(values)) if values else float("nan")
+
+
+def no_interval(node: Leaf | Group) -> str:
+    """Why ``node`` gets no bootstrap interval ("" when it gets one)."""
+    for leaf in leaves(node):
+        if leaf.sample is None:
+            return "no interval: the pairs' place in their test set is unknown"
+        reason = bootstrap.too_few(leaf.n, leaf.sample.key)
+        if reason:
+            return reason
+    return ""
+
+
+def replicates(
+    node: Leaf | Group, mode: str, metric: str, resampler: bootstrap.Resampler
+) -> np.ndarray:
+    """:func:`value` of ``node`` on each of the resampler's resamples, ``(B,)`` (every leaf
+    needs its ``sample``: :func:`no_interval` says whether it has one)."""
+    if isinstance(node, Leaf):
+        if np.isnan(node.value):
+            return np.full(resampler.resamples, np.nan)
+        assert node.sample is not None
+        return resampler.correlation(node.sample, metric, node.gold, node.pred)
+    if mode == "mean":
+        return np.mean([replicates(m, mode, metric, resampler) for m in node.members], axis=0)
+    parts = leaves(node)
+    if mode in ("datasets-mean", "wmean"):
+        each = np.array([replicates(leaf, mode, metric, resampler) for leaf in parts])
+        weights = np.array([leaf.n if mode == "wmean" else 1 for leaf in parts], np.float64)
+        return weights @ each / weights.sum()
+    if any(np.isnan(leaf.value) for leaf in parts):
+        return np.full(resampler.resamples, np.nan)
+    counts = np.hstack([resampler.counts(leaf.sample) for leaf in parts])  # type: ignore[arg-type]
+    gold = np.concatenate([p.gold for p in parts])
+    return bootstrap.CORRELATIONS[metric](counts, gold, np.concatenate([p.pred for p in parts]))

@@ -1,19 +1,31 @@
-"""Build a results table, its long-form comparison with the paper and a markdown rendering."""
+"""Build a results table, its long-form comparison with the paper and a markdown rendering.
+
+A computed cell carries its bootstrap replicates (:mod:`paracomp.eval.bootstrap`: every
+subset it reads resampled with its test set's shared resamples, then aggregated as the cell
+is); the compare file gives their 95% percentile interval (``ci_low``, ``ci_high``), ``sd``
+(the standard deviation over seed replicates: empty with one seed), ``replicates`` (seeds) and
+``printed_inside`` (whether the printed number lies in the interval), the markdown ``61.8
+±1.1`` (half the interval's width).
+"""
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from paracomp.eval import aggregate
+from paracomp.eval import aggregate, bootstrap
 from paracomp.tables.layout import GroupRef, LeafRef, leaf_refs
 from paracomp.tables.printed import PrintedTable
 
-COMPARE_COLUMNS = ["row", "column", "ours", "paper", "delta", "data", "note"]
+COMPARE_COLUMNS = [
+    "row", "column", "ours", "paper", "delta", "ci_low", "ci_high", "sd", "replicates",
+    "printed_inside", "data", "note",
+]  # fmt: skip
 
 
 @dataclass
@@ -27,12 +39,36 @@ class ModelEval:
     def load(cls, folder: Path) -> ModelEval:
         return cls(pd.read_csv(folder / "sts.csv"), pd.read_parquet(folder / "pairs.parquet"))
 
+    @cached_property
+    def subsets(self) -> dict[tuple[str, str, str], pd.DataFrame]:
+        """The pairs of each ``(dataset, subset, split)``, grouped once."""
+        keys = ["dataset", "subset", "split"]
+        return {tuple(map(str, k)): g for k, g in self.pairs.groupby(keys, sort=False)}
+
 
 @dataclass(frozen=True)
 class Cell:
+    """A cell's value with the data it read, or why it is empty; a computed one its bootstrap
+    replicates (``boot``, on the cell's scale) and the test sets they resample (``sets``),
+    or ``noise``: why it has none."""
+
     value: float | None
     data: str
     reason: str = ""
+    boot: np.ndarray | None = None
+    sets: tuple[str, ...] = ()
+    noise: str = ""
+
+    def scaled(self, scale: float) -> Cell:
+        """The cell with its value and replicates × ``scale``."""
+        return Cell(
+            None if self.value is None else self.value * scale,
+            self.data,
+            self.reason,
+            None if self.boot is None else self.boot * scale,
+            self.sets,
+            self.noise,
+        )
 
 
 def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | None, str]:
@@ -45,11 +81,13 @@ def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | No
         notes = [str(n) for n in rows["note"].dropna() if str(n)]
         return None, notes[0] if notes else f"{ref.set}/{ref.subset} was not evaluated"
     row = scored.iloc[0]
-    p = ev.pairs
-    sel = p[(p["dataset"] == ref.set) & (p["subset"] == ref.subset) & (p["split"] == row["split"])]
-    sel = sel[~sel["dropped"]]
+    sel = ev.subsets.get((ref.set, ref.subset, str(row["split"])), ev.pairs.iloc[:0])
+    kept = ~sel["dropped"].to_numpy(bool)
+    key = f"{ref.set}/{ref.subset}/{row['split']}"
+    sample = bootstrap.Sample(key, len(sel), np.flatnonzero(kept))
+    sel = sel[kept]
     leaf = aggregate.Leaf(
-        float(row[metric]), int(row["n"]), sel["gold"].to_numpy(), sel["pred"].to_numpy()
+        float(row[metric]), int(row["n"]), sel["gold"].to_numpy(), sel["pred"].to_numpy(), sample
     )
     source = (
         row["source"]
@@ -91,19 +129,29 @@ def _sources(ev: ModelEval, ref: LeafRef | GroupRef) -> set[str]:
     }
 
 
-def compute_cell(ev: ModelEval, ref: LeafRef | GroupRef, metric: str, mode: str) -> Cell:
-    """The value of one cell, with the data it was computed on or why it is empty."""
+def compute_cell(
+    ev: ModelEval,
+    ref: LeafRef | GroupRef,
+    metric: str,
+    mode: str,
+    resampler: bootstrap.Resampler | None = None,
+) -> Cell:
+    """The value of one cell, with the data it was computed on or why it is empty, and its
+    bootstrap replicates on ``resampler``'s resamples (none without one)."""
     node, desc = _node(ev, ref, metric)
     if node is None:
         return Cell(None, "", desc)
     value = aggregate.value(node, mode, metric)
     if isinstance(ref, GroupRef):
         desc = f"{mode} over {desc}"
-    return Cell(
-        None if math.isnan(value) else value,
-        desc,
-        "" if not math.isnan(value) else "correlation undefined",
-    )
+    if math.isnan(value):
+        return Cell(None, desc, "correlation undefined")
+    sets = tuple(leaf.sample.key for leaf in aggregate.leaves(node) if leaf.sample is not None)
+    noise = aggregate.no_interval(node) if resampler is not None else "no interval computed"
+    if noise:
+        return Cell(value, desc, sets=sets, noise=noise)
+    boot = aggregate.replicates(node, mode, metric, resampler)  # type: ignore[arg-type]
+    return Cell(value, desc, boot=boot, sets=sets)
 
 
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
@@ -120,12 +168,41 @@ def build(
     aggregation: str,
     evals: dict[str, ModelEval],
     stats: dict | None = None,
+    resampler: bootstrap.Resampler | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The table in the paper's layout, its comparison file and a markdown rendering.
+    """The table in the paper's layout, its comparison file and a markdown rendering
+    (:func:`build_cells`, then :func:`render`)."""
+    cells = build_cells(printed, refs, columns, aggregation, evals, stats, resampler)
+    return render(printed, cells, columns, aggregation)
 
-    A column is computed from a model's evaluation (``model``), read from a statistics file
-    (``stat``: the key in ``stats["rows"][row]``), or left empty with its ``reason``.
+
+def render(
+    printed: PrintedTable, cells: dict[tuple[str, str], Cell], columns: dict, aggregation: str
+) -> tuple[pd.DataFrame, pd.DataFrame, str]:
+    """The table, its comparison file and its markdown from computed ``cells``."""
+    wide = wide_table(printed, cells)
+    compare = compare_table(printed, cells, columns)
+    described = f"group rows aggregated by `{aggregation}`"
+    shown = wide_table(printed, cells, intervals=True)
+    return wide, compare, markdown(printed, shown, compare, columns, described)
+
+
+def build_cells(
+    printed: PrintedTable,
+    refs: dict[str, LeafRef | GroupRef],
+    columns: dict[str, dict],
+    aggregation: str,
+    evals: dict[str, ModelEval],
+    stats: dict | None = None,
+    resampler: bootstrap.Resampler | None = None,
+) -> dict[tuple[str, str], Cell]:
+    """Every cell of the table in the paper's layout, keyed ``(row, column)``.
+
+    A column is computed from a model's evaluation (``model``; with its bootstrap replicates
+    on ``resampler``, a fresh default one if None), read from a statistics file (``stat``: the
+    key in ``stats["rows"][row]``), or left empty with its ``reason``.
     """
+    resampler = resampler or bootstrap.Resampler()
     metric = printed.metric if printed.metric in ("pearson", "spearman") else "pearson"
     cells: dict[tuple[str, str], Cell] = {}
     for column in printed.columns:
@@ -138,16 +215,9 @@ def build(
             elif row not in refs:
                 cells[row, column] = Cell(None, "", f"row {row!r} is not an evaluation row")
             else:
-                cell = compute_cell(evals[spec["model"]], refs[row], metric, aggregation)
-                cells[row, column] = Cell(
-                    None if cell.value is None else cell.value * printed.scale,
-                    cell.data,
-                    cell.reason,
-                )
-    wide = wide_table(printed, cells)
-    compare = compare_table(printed, cells, columns)
-    described = f"group rows aggregated by `{aggregation}`"
-    return wide, compare, markdown(printed, wide, compare, columns, described)
+                cell = compute_cell(evals[spec["model"]], refs[row], metric, aggregation, resampler)
+                cells[row, column] = cell.scaled(printed.scale)
+    return cells
 
 
 def _fmt(value: float | str | None, decimals: int) -> str:
@@ -156,13 +226,59 @@ def _fmt(value: float | str | None, decimals: int) -> str:
     return f"{value:.{decimals}f}"
 
 
-def wide_table(printed: PrintedTable, cells: dict[tuple[str, str], Cell]) -> pd.DataFrame:
+def cell_interval(cell: Cell) -> tuple[float, float] | None:
+    """The 95% percentile interval of a cell's replicates (None without replicates, or when
+    none is finite)."""
+    if cell.boot is None:
+        return None
+    low, high = bootstrap.interval(cell.boot)
+    return None if math.isnan(low) else (low, high)
+
+
+def _half_width(cell: Cell, decimals: int) -> str:
+    """`` ±h``, h half the width of the cell's 95% interval ("" without one)."""
+    found = cell_interval(cell) if isinstance(cell.value, (int, float)) else None
+    return f" ±{(found[1] - found[0]) / 2:.{decimals}f}" if found else ""
+
+
+def _shown(cell: Cell, decimals: int, intervals: bool) -> str:
+    return _fmt(cell.value, decimals) + (_half_width(cell, decimals) if intervals else "")
+
+
+def with_intervals(
+    wide: pd.DataFrame, printed: PrintedTable, cells: dict[tuple[str, str], Cell]
+) -> pd.DataFrame:
+    """``wide`` (:func:`wide_table`'s layout, its texts as they are, e.g. with marks) with
+    `` ±h`` after each cell that has replicates."""
+    shown = wide.copy()
+    for column in printed.columns:
+        label, decimals = printed.column_label_of(column), printed.decimals_of(column)
+        for i, row in enumerate(printed.rows):
+            shown.loc[i, label] = (
+                f"{shown.loc[i, label]}{_half_width(cells[row, column], decimals)}"
+            )
+    return shown
+
+
+def wide_table(
+    printed: PrintedTable, cells: dict[tuple[str, str], Cell], intervals: bool = False
+) -> pd.DataFrame:
+    """The table in the paper's layout; with ``intervals``, a cell with replicates shows
+    ``value ±h``, h half the width of its 95% interval."""
     data = {printed.row_label or "row": [printed.row_label_of(r) for r in printed.rows]}
     for column in printed.columns:
+        decimals = printed.decimals_of(column)
         data[printed.column_label_of(column)] = [
-            _fmt(cells[r, column].value, printed.decimals_of(column)) for r in printed.rows
+            _shown(cells[r, column], decimals, intervals) for r in printed.rows
         ]
     return pd.DataFrame(data)
+
+
+def replicate_table(cells: dict[tuple[str, str], Cell]) -> tuple[dict[str, np.ndarray], dict]:
+    """The replicates of every cell that has them, keyed ``row|column``, and per key the
+    test sets they resample."""
+    found = {f"{r}|{c}": cell for (r, c), cell in cells.items() if cell.boot is not None}
+    return {k: c.boot for k, c in found.items()}, {k: list(c.sets) for k, c in found.items()}  # type: ignore[misc]
 
 
 def compare_table(
@@ -177,7 +293,14 @@ def compare_table(
             numeric_ours = isinstance(cell.value, (int, float))
             ours = round(cell.value, decimals) if numeric_ours else cell.value
             numeric = isinstance(paper, (int, float)) and numeric_ours
-            note = "; ".join(x for x in (columns.get(column, {}).get("note", ""), cell.reason) if x)
+            found = cell_interval(cell) if numeric_ours else None
+            low, high = (
+                (round(found[0], decimals), round(found[1], decimals)) if found else (None, None)
+            )
+            inside = (
+                "" if found is None or not numeric else ("yes" if low <= paper <= high else "no")
+            )
+            parts = (columns.get(column, {}).get("note", ""), cell.reason, cell.noise)
             records.append(
                 {
                     "row": row,
@@ -185,8 +308,13 @@ def compare_table(
                     "ours": ours,
                     "paper": paper,
                     "delta": round(ours - paper, decimals + 1) if numeric else None,
+                    "ci_low": low,
+                    "ci_high": high,
+                    "sd": None,
+                    "replicates": 1 if numeric_ours else None,
+                    "printed_inside": inside,
                     "data": cell.data,
-                    "note": note,
+                    "note": "; ".join(x for x in parts if x),
                 }
             )
     return pd.DataFrame(records, columns=COMPARE_COLUMNS)

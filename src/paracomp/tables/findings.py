@@ -11,6 +11,13 @@ column (the printed numbers: a claim that fails there is written wrongly) and on
 ``ours`` column; a cell without a number makes the verdict ``not computable``, naming the
 cells it lacks. Nothing here imports pandas
 (the DAG build reads the tables a paper's claims need).
+
+With the tables' bootstrap replicates (:mod:`paracomp.tables.replicates`) a claim is also
+evaluated on every joint resample (:func:`probability`): ``p_holds`` is the share of resamples
+on which it holds, ``verdict`` ``holds`` (P ≥ 0.95), ``fails`` (P ≤ 0.05) or ``unresolved``,
+and ``noise`` says what was resampled: cells on one test set share its resamples (paired),
+cells on different sets are resampled independently per set, and a cell without replicates
+is held at its value (named).
 """
 
 from __future__ import annotations
@@ -215,10 +222,16 @@ def compare_values(compare: Mapping[str, Path]) -> dict[str, dict[Cell, float | 
     return found
 
 
-def findings(claims: Iterable[Claim], compare: Mapping[str, Path]) -> list[dict[str, str]]:
+def findings(
+    claims: Iterable[Claim],
+    compare: Mapping[str, Path],
+    replicates: Mapping[str, Path] | None = None,
+) -> list[dict[str, str]]:
     """One row per claim: its quote and test, the verdict on the printed numbers (``paper``)
-    and on ours (``holds``), and why (the values, or the cells without a number)."""
+    and on ours (``holds``), and why (the values, or the cells without a number); with the
+    tables' ``replicates`` files, its probability columns (:func:`probability_columns`)."""
     values = compare_values(compare)
+    boot = read_cell_replicates(replicates or {})
     rows = []
     for claim in claims:
         paper, paper_why = verdict(claim, values["paper"], values["paper"])
@@ -231,6 +244,7 @@ def findings(claims: Iterable[Claim], compare: Mapping[str, Path]) -> list[dict[
                 "test": claim.test,
                 "paper": paper,
                 "holds": ours,
+                **probability_columns(claim, values, boot),
                 "why": why,
                 "paper_values": paper_why,
             }
@@ -238,7 +252,143 @@ def findings(claims: Iterable[Claim], compare: Mapping[str, Path]) -> list[dict[
     return rows
 
 
-COLUMNS = ("claim", "where", "quote", "test", "paper", "holds", "why", "paper_values")
+COLUMNS = (
+    "claim", "where", "quote", "test", "paper", "holds", "p_holds", "verdict", "noise", "why",
+    "paper_values",
+)  # fmt: skip
+VERDICTS = ("holds", "fails", "unresolved", "no interval", "not computable")
+HOLDS_AT = 0.95
+FAILS_AT = 0.05
+
+
+@dataclass(frozen=True)
+class CellReplicates:
+    """A cell's bootstrap replicates and the test sets they resample."""
+
+    values: Any  # np.ndarray (B,)
+    sets: tuple[str, ...]
+
+
+def read_cell_replicates(files: Mapping[str, Path]) -> dict[Cell, CellReplicates]:
+    """Every cell's replicates from the tables' replicates files (``table -> path``); files
+    drawn with different resamples or seeds are refused, naming them."""
+    from paracomp.errors import DataError
+    from paracomp.tables.replicates import read_replicates
+
+    found: dict[Cell, CellReplicates] = {}
+    drawn: dict[tuple[int, int], str] = {}
+    for table, path in files.items():
+        reps = read_replicates(Path(path))
+        drawn.setdefault((reps.resamples, reps.seed), str(path))
+        if len(drawn) > 1:
+            raise DataError(f"{path}: resamples or seed differ from {next(iter(drawn.values()))}")
+        for key, values in reps.values.items():
+            row, column = key.split("|", 1)
+            found[table, row, column, ""] = CellReplicates(values, tuple(reps.sets[key]))
+    return found
+
+
+def probability(
+    claim: Claim, values: Mapping[Cell, float], boot: Mapping[Cell, CellReplicates]
+) -> tuple[float, str]:
+    """The share of joint resamples on which ``claim`` holds, and what was resampled.
+
+    ``values`` has a number for every cell the claim reads; a cell in ``boot`` takes its
+    replicates (resample b of every cell the same draw of each test set), the others their
+    value. Resamples where some cell is NaN are left out. NaN when no cell has replicates.
+    """
+    import numpy as np
+
+    cells = claim.cells()
+    resampled = [c for c in cells if not c[3] and c in boot]
+    if not resampled:
+        return float("nan"), "no cell has bootstrap replicates"
+    numbers = [boot[c].values if c in resampled else values[c] for c in cells]
+    finite = np.logical_and.reduce([np.isfinite(boot[c].values) for c in resampled])
+    held = np.broadcast_to(_evaluate_replicates(claim.tree, numbers), finite.shape)
+    p = float(held[finite].mean()) if finite.any() else float("nan")
+    return p, _noise(cells, resampled, boot, int(finite.sum()))
+
+
+def _noise(
+    cells: list[Cell], resampled: list[Cell], boot: Mapping[Cell, CellReplicates], used: int
+) -> str:
+    """What was resampled: the cells grouped by the test sets they read (datasets named)."""
+    groups: dict[tuple[str, ...], list[Cell]] = {}
+    for cell in resampled:
+        groups.setdefault(boot[cell].sets, []).append(cell)
+
+    def datasets(sets: tuple[str, ...]) -> str:
+        return ", ".join(dict.fromkeys(s.split("/")[0] for s in sets))
+
+    if len(groups) == 1:
+        how = f"test pairs, paired: every cell on {datasets(next(iter(groups)))}"
+    else:
+        each = "; ".join(f"{len(g)} on {datasets(sets)}" for sets, g in groups.items())
+        how = (
+            "test pairs; cells on different test sets, resampled independently per set and "
+            f"paired on the sets they share ({each})"
+        )
+    fixed = [c for c in cells if not c[3] and c not in resampled]
+    if fixed:
+        how += f"; held at their values (no replicates): {', '.join(_name(c) for c in fixed)}"
+    return f"{how}; {used} resamples"
+
+
+def three_way(p: float) -> str:
+    """``holds`` (P ≥ 0.95), ``fails`` (P ≤ 0.05), ``unresolved`` otherwise; ``no interval``
+    for NaN."""
+    if math.isnan(p):
+        return "no interval"
+    return "holds" if p >= HOLDS_AT else "fails" if p <= FAILS_AT else "unresolved"
+
+
+def probability_columns(
+    claim: Claim, values: Mapping[str, Mapping[Cell, float | None]], boot: Mapping[Cell, Any]
+) -> dict[str, str]:
+    """``p_holds``, ``verdict`` and ``noise`` of ``claim`` (``not computable`` where a cell
+    has no number, as on the point values)."""
+    cells = claim.cells()
+    numbers = {c: (values["paper"] if c[3] else values["ours"]).get((*c[:3], "")) for c in cells}
+    if any(v is None for v in numbers.values()):
+        return {"p_holds": "", "verdict": "not computable", "noise": ""}
+    p, noise = probability(claim, numbers, boot)  # type: ignore[arg-type]
+    return {"p_holds": "" if math.isnan(p) else f"{p:.3f}", "verdict": three_way(p), "noise": noise}
+
+
+def _evaluate_replicates(node: ast.AST, values: list[Any]) -> Any:
+    """:func:`_evaluate` on arrays: every cell a number or a ``(B,)`` array, the result a
+    boolean array (or a bool when no cell is an array)."""
+    import numpy as np
+
+    if isinstance(node, ast.Expression):
+        return _evaluate_replicates(node.body, values)
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return values[int(node.id[1:])]
+    if isinstance(node, ast.UnaryOp):
+        return -_evaluate_replicates(node.operand, values)
+    if isinstance(node, ast.BinOp):
+        left, right = (_evaluate_replicates(n, values) for n in (node.left, node.right))
+        return _BINARY[type(node.op)](left, right)
+    if isinstance(node, ast.Call):
+        assert isinstance(node.func, ast.Name)
+        args = [_evaluate_replicates(a, values) for a in node.args]
+        if node.func.id == "abs":
+            return np.abs(args[0])
+        reduce = np.maximum if node.func.id == "max" else np.minimum
+        return reduce.reduce(np.broadcast_arrays(*args)) if len(args) > 1 else args[0]
+    if isinstance(node, ast.BoolOp):
+        parts = [np.asarray(_evaluate_replicates(v, values), bool) for v in node.values]
+        return (np.logical_and if isinstance(node.op, ast.And) else np.logical_or).reduce(parts)
+    assert isinstance(node, ast.Compare)
+    left, held = _evaluate_replicates(node.left, values), np.asarray(True)
+    for op, comparator in zip(node.ops, node.comparators, strict=True):
+        right = _evaluate_replicates(comparator, values)
+        held = held & _COMPARE[type(op)](left, right)
+        left = right
+    return held
 
 
 def write_findings(rows: list[dict[str, str]], csv_path: Path, markdown: Path, title: str) -> None:
@@ -252,17 +402,23 @@ def write_findings(rows: list[dict[str, str]], csv_path: Path, markdown: Path, t
         writer.writeheader()
         writer.writerows(rows)
     counts = {v: sum(r["holds"] == v for r in rows) for v in ("yes", "no", "not computable")}
+    verdicts = {v: sum(r["verdict"] == v for r in rows) for v in VERDICTS}
     lines = [
         f"# {title}: findings",
         "",
         f"{len(rows)} claims: {counts['yes']} hold on our run, {counts['no']} do not,"
         f" {counts['not computable']} not computable.",
         "",
-        "| claim | where | quote | on the paper's numbers | on ours | why |",
-        "|---|---|---|---|---|---|",
+        "On the test-set bootstrap (P(holds) over the joint resamples): "
+        + ", ".join(f"{n} {v}" for v, n in verdicts.items() if n)
+        + f" (holds: P ≥ {HOLDS_AT}, fails: P ≤ {FAILS_AT}).",
+        "",
+        "| claim | where | quote | on the paper's numbers | on ours | P(holds) | verdict | why |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
-        cells = [r["claim"], r["where"], r["quote"], r["paper"], r["holds"], r["why"]]
+        cells = [r["claim"], r["where"], r["quote"], r["paper"], r["holds"], r["p_holds"]]
+        cells += [r["verdict"], r["why"] + (f" ({r['noise']})" if r["noise"] else "")]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     with atomic_path(markdown) as tmp:
         Path(tmp).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -7,6 +7,10 @@ Pearson r over its scored subsets (for a yearly STS set: the year's mean; each s
 a set also has its column ``<set>/<subset>``), per word set the Spearman ρ, the mean over the
 sentence-pair sets (``sts mean``) and over the word sets (``wordsim mean``), how the model
 composes and a note naming the subsets without a score. Rows are sorted by ``sts mean``.
+
+:func:`rank_intervals` adds the uncertainty of that order: every model's ``sts mean`` on each
+joint test-set resample (:mod:`paracomp.eval.bootstrap`: the same pairs of each subset for all
+models), its 95% percentile interval, and the 95% interval of its rank over the resamples.
 """
 
 from __future__ import annotations
@@ -17,12 +21,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
+from paracomp.eval import bootstrap
 
 STS_MEAN = "sts mean"
+RANK_COLUMNS = [f"{STS_MEAN} ci_low", f"{STS_MEAN} ci_high", "rank", "rank_low", "rank_high"]
 WORDSIM_MEAN = "wordsim mean"
 HEAD = ["model", "paper", "composition"]
 
@@ -162,24 +169,142 @@ def leaderboard(
     return frame.reset_index(drop=True)
 
 
+def _scored_subsets(entry: Entry, sts_sets: Sequence[str]) -> pd.DataFrame:
+    """The subsets of ``sts_sets`` with a score in the entry's ``sts.csv`` (as :func:`model_row`
+    counts them)."""
+    sts = _csv(entry.evaluation / "sts.csv", ["dataset", "subset", "split", "n", "pearson"])  # type: ignore[operator]
+    scored = [_scored(r.pearson, r.n) is not None for r in sts.itertuples()]
+    return sts[np.array(scored, bool) & sts["dataset"].isin(list(sts_sets)).to_numpy()]
+
+
+def sts_mean_replicates(
+    entries: Sequence[Entry], sts_sets: Sequence[str], resampler: bootstrap.Resampler
+) -> dict[str, np.ndarray]:
+    """Each model's ``sts mean`` ×100 on every resample, ``(B,)``, for the models with a
+    score and their ``pairs.parquet``: per subset its Pearson r on the subset's shared
+    resamples (one counts matrix per subset, all models' predictions at once), then the
+    means as :func:`model_row` takes them."""
+    found: dict[str, dict[str, list[str]]] = {}
+    leaves: dict[tuple[str, int], list[tuple[str, str, np.ndarray, np.ndarray, np.ndarray]]] = {}
+    for entry in entries:
+        if entry.evaluation is None or not (entry.evaluation / "pairs.parquet").exists():
+            continue
+        wanted = _scored_subsets(entry, sts_sets)
+        if not len(wanted):
+            continue
+        pairs = pd.read_parquet(entry.evaluation / "pairs.parquet")
+        groups = dict(list(pairs.groupby(["dataset", "subset", "split"], sort=False)))
+        found[entry.model] = {}
+        for r in wanted.itertuples():
+            split = "" if pd.isna(r.split) else str(r.split)
+            group = groups.get((r.dataset, r.subset, split))
+            if group is None:
+                raise DataError(
+                    f"{entry.evaluation}/pairs.parquet: no pairs of {r.dataset}/{r.subset}"
+                )
+            key = f"{r.dataset}/{r.subset}/{split}"
+            kept = ~group["dropped"].to_numpy(bool)
+            found[entry.model].setdefault(str(r.dataset), []).append(key)
+            leaves.setdefault((key, len(group)), []).append(
+                (entry.model, key, np.flatnonzero(kept), group["gold"].to_numpy()[kept],
+                 group["pred"].to_numpy()[kept])
+            )  # fmt: skip
+    per_leaf: dict[tuple[str, str], np.ndarray] = {}
+    for (key, size), items in leaves.items():
+        counts = resampler.counts(bootstrap.Sample.whole(key, size))
+        alike: dict[bytes, list] = {}
+        for item in items:
+            alike.setdefault(item[2].tobytes() + item[3].tobytes(), []).append(item)
+        for same in alike.values():
+            _, _, positions, gold, _ = same[0]
+            preds = np.stack([item[4] for item in same], axis=1)
+            reps = bootstrap.pearson(counts[:, positions], gold, preds)
+            for column, item in enumerate(same):
+                per_leaf[item[0], key] = reps[:, column]
+    return {
+        model: 100.0
+        * np.mean(
+            [np.mean([per_leaf[model, k] for k in keys], axis=0) for keys in sets.values()], axis=0
+        )
+        for model, sets in found.items()
+    }
+
+
+def rank_intervals(
+    frame: pd.DataFrame,
+    entries: Sequence[Entry],
+    sts_sets: Sequence[str],
+    resampler: bootstrap.Resampler | None = None,
+) -> pd.DataFrame:
+    """``frame`` with :data:`RANK_COLUMNS` after ``sts mean``: its 95% interval, the model's
+    rank (1: best ``sts mean``) and the 95% interval of its rank over the joint resamples
+    among the models with replicates (empty for the others)."""
+    reps = sts_mean_replicates(entries, sts_sets, resampler or bootstrap.Resampler())
+    models = [m for m in frame["model"] if m in reps]
+    out = frame.copy()
+    for column in RANK_COLUMNS:
+        out.insert(out.columns.get_loc(STS_MEAN) + 1 + RANK_COLUMNS.index(column), column, np.nan)
+    if not models:
+        return out
+    matrix = np.stack([reps[m] for m in models], axis=1)  # B × models
+    ranks = np.argsort(np.argsort(-matrix, axis=1, kind="stable"), axis=1, kind="stable") + 1
+    point = frame.set_index("model").loc[models, STS_MEAN].to_numpy()
+    ends = np.array([bootstrap.interval(matrix[:, j]) for j in range(len(models))])
+    where = out.set_index("model").index.get_indexer(models)
+    level = bootstrap.LEVEL
+    for column, values in (
+        (f"{STS_MEAN} ci_low", ends[:, 0]),
+        (f"{STS_MEAN} ci_high", ends[:, 1]),
+        ("rank", np.argsort(np.argsort(-point, kind="stable"), kind="stable") + 1),
+        ("rank_low", np.quantile(ranks, (1 - level) / 2, axis=0, method="lower")),
+        ("rank_high", np.quantile(ranks, (1 + level) / 2, axis=0, method="higher")),
+    ):
+        out.iloc[where, out.columns.get_loc(column)] = np.asarray(values, np.float64)
+    for column in ("rank", "rank_low", "rank_high"):
+        out[column] = out[column].astype("Int64")
+    return out
+
+
 def to_markdown(frame: pd.DataFrame, sts_sets: Sequence[str], wordsim_sets: Sequence[str]) -> str:
     """The leaderboard as markdown: per-set and mean columns (no subset columns), ×100 with
     one decimal, an empty cell where a model has no score."""
     columns = [*HEAD, *sts_sets, STS_MEAN, *wordsim_sets, WORDSIM_MEAN, "note"]
+    ranked = all(c in frame.columns for c in RANK_COLUMNS)
+    shown = [*columns[:-1], "rank (95%)", "note"] if ranked else columns
     lines = [
         "# Leaderboard",
         "",
         "Pearson r ×100 per sentence-pair set (a yearly STS set: the mean over its scored "
         "subsets), Spearman ρ ×100 per word set, every model through the same evaluator; "
         f"sorted by {STS_MEAN}.",
+        *(
+            [
+                f"{STS_MEAN} ±h: h half the width of its 95% test-set bootstrap interval; rank "
+                "(95%): the rank and its 95% interval over the joint resamples (the same pairs "
+                "of each subset for every model)."
+            ]
+            if ranked
+            else []
+        ),
         "",
-        "| " + " | ".join(columns) + " |",
-        "|" + "|".join("---" for _ in columns) + "|",
+        "| " + " | ".join(shown) + " |",
+        "|" + "|".join("---" for _ in shown) + "|",
     ]
-    for row in frame[columns].itertuples(index=False):
+    for record in frame.to_dict("records"):
         cells = [
-            "" if pd.isna(v) else (f"{v:.1f}" if isinstance(v, float) else str(v)) for v in row
+            "" if pd.isna(v) else (f"{v:.1f}" if isinstance(v, float) else str(v))
+            for v in (record[c] for c in columns)
         ]
+        if ranked:
+            low, high = record[f"{STS_MEAN} ci_low"], record[f"{STS_MEAN} ci_high"]
+            at = columns.index(STS_MEAN)
+            if not pd.isna(low):
+                cells[at] += f" ±{(high - low) / 2:.1f}"
+            rank = record["rank"]
+            cells.insert(
+                -1,
+                "" if pd.isna(rank) else f"{rank} ({record['rank_low']}–{record['rank_high']})",
+            )
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -198,12 +323,20 @@ def plot(frame: pd.DataFrame, out_png: Path) -> None:
     fig, ax = plt.subplots(figsize=(8, 1.5 + 0.25 * max(len(scored), 1)))
     if len(scored):
         labels = scored["paper"].fillna("")
-        ax.barh(scored["model"], scored[STS_MEAN], color=[colours[p] for p in labels])
+        low, high = scored.get(f"{STS_MEAN} ci_low"), scored.get(f"{STS_MEAN} ci_high")
+        errors = None
+        if low is not None and high is not None and low.notna().any():
+            errors = [(scored[STS_MEAN] - low).fillna(0), (high - scored[STS_MEAN]).fillna(0)]
+        ax.barh(scored["model"], scored[STS_MEAN], color=[colours[p] for p in labels],
+                xerr=errors, error_kw={"elinewidth": 0.6, "capsize": 1.5})  # fmt: skip
         handles = [Patch(color=colours[p], label=p or "pretrained") for p in sorted(set(labels))]
         ax.legend(handles=handles, fontsize=7, loc="lower right")
     else:
         ax.text(0.5, 0.5, "no model has a score", ha="center", va="center")
-    ax.set_xlabel(f"{STS_MEAN}: mean Pearson r ×100 over the sentence-pair sets")
+    ax.set_xlabel(
+        f"{STS_MEAN}: mean Pearson r ×100 over the sentence-pair sets"
+        " (error bars: 95% test-set bootstrap interval)"
+    )
     ax.tick_params(axis="y", labelsize=7)
     fig.tight_layout()
     with atomic_path(out_png) as tmp:
@@ -220,7 +353,7 @@ def write_leaderboard(
     png: Path,
 ) -> pd.DataFrame:
     """Write the leaderboard's CSV, markdown and plot; return the table."""
-    frame = leaderboard(entries, sts_sets, wordsim_sets)
+    frame = rank_intervals(leaderboard(entries, sts_sets, wordsim_sets), entries, sts_sets)
     with atomic_path(out) as tmp:
         frame.to_csv(tmp, index=False, float_format="%.2f")
     with atomic_path(markdown) as tmp:

@@ -78,9 +78,24 @@ def _markdown(
         f"**Findings**: {len(claims)} claims, {counts['yes']} hold on our run, {counts['no']}"
         f" do not, {counts['not computable']} not computable (findings.md)."
     )
+    yield from _verdicts(claims)
     for claim in claims:
         if claim["holds"] != "yes":
             yield f"- {claim['holds']}: {claim['claim']} ({claim['where']}): {claim['why']}"
+
+
+def _verdicts(claims: list[dict[str, str]]) -> Iterator[str]:
+    """The claims' three-way verdicts on the test-set bootstrap (nothing for a findings file
+    without them)."""
+    found = [c.get("verdict", "") for c in claims]
+    if any(found):
+        counts = {v: found.count(v) for v in dict.fromkeys(found) if v}
+        yield ""
+        yield (
+            "On the test-set bootstrap (P(holds) ≥ 0.95 holds, ≤ 0.05 fails): "
+            + ", ".join(f"{n} {v}" for v, n in counts.items())
+            + "."
+        )
 
 
 HEADERS = ("table", "cells", "computed", "printed", "compared", "mean |ours − paper|", "max")
@@ -113,10 +128,13 @@ def _html(
     counts = {v: sum(c["holds"] == v for c in claims) for v in VERDICT_COLOURS}
     yield (
         f"<h2>Findings</h2><p>{len(claims)} claims: {counts['yes']} hold on our run, "
-        f"{counts['no']} do not, {counts['not computable']} not computable.</p><table>"
+        f"{counts['no']} do not, {counts['not computable']} not computable."
+        f"{''.join(_verdicts(claims))}</p><table>"
     )
-    yield _row(("claim", "where", "holds on ours", "on print", "why", "the paper's words"), "th")
+    head = ("claim", "where", "holds on ours", "P(holds)", "verdict", "on print", "why")
+    yield _row((*head, "the paper's words"), "th")
     for c in claims:
-        cells = (c["claim"], c["where"], c["holds"], c["paper"], c["why"], c["quote"])
+        cells = (c["claim"], c["where"], c["holds"], c.get("p_holds", ""), c.get("verdict", ""),
+                 c["paper"], c["why"], c["quote"])  # fmt: skip
         yield _row(cells, style=f"background:{VERDICT_COLOURS.get(c['holds'], '#fff')}")
     yield "</table></body></html>"

@@ -8,9 +8,11 @@ import pandas as pd
 
 from paracomp.atomic import atomic_path
 from paracomp.errors import ConfigError
-from paracomp.tables.build import ModelEval, build
+from paracomp.eval import bootstrap
+from paracomp.tables.build import Cell, ModelEval, build_cells, render, replicate_table
 from paracomp.tables.layout import GroupRef, LeafRef
 from paracomp.tables.printed import PrintedTable
+from paracomp.tables.replicates import Replicates, replicates_path, write_replicates
 
 
 def write_table(
@@ -22,14 +24,24 @@ def write_table(
     stats: dict | None = None,
 ) -> None:
     """Build the table ``printed`` (rows computed from ``refs``) from its config entry ``spec``
-    and write the three files."""
+    and write the three files and the cells' bootstrap replicates."""
     if "columns" not in spec:
         raise ConfigError(f"tables.{printed.paper}.{printed.key} in config has no `columns`")
     evals = {model: ModelEval.load(folder) for model, folder in eval_dirs.items()}
-    wide, compare, markdown = build(
-        printed, refs, spec["columns"], spec.get("aggregation", "mean"), evals, stats
-    )
-    write_outputs(out, wide, compare, markdown)
+    aggregation = spec.get("aggregation", "mean")
+    resampler = bootstrap.Resampler()
+    cells = build_cells(printed, refs, spec["columns"], aggregation, evals, stats, resampler)
+    write_outputs(out, *render(printed, cells, spec["columns"], aggregation))
+    write_cell_replicates(out, cells, resampler)
+
+
+def write_cell_replicates(
+    out: Path, cells: dict[tuple[str, str], Cell], resampler: bootstrap.Resampler
+) -> None:
+    """The bootstrap replicates of table ``out``'s cells, ``<table>.replicates.parquet``."""
+    values, sets = replicate_table(cells)
+    found = Replicates(values, sets, resampler.resamples, resampler.seed)
+    write_replicates(replicates_path(out.with_suffix(".compare.csv")), found)
 
 
 def write_outputs(out: Path, wide: pd.DataFrame, compare: pd.DataFrame, markdown: str) -> None:

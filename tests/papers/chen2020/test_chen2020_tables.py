@@ -188,6 +188,29 @@ def test_table4_on_a_hand_made_snli_file(tmp_path):
     )
     assert NOT_OBTAINABLE in compare.loc[("infersent", "neutral"), "note"]
     assert "Equal-length SNLI test pairs" in out.with_suffix(".md").read_text()
+    assert (
+        "no interval: chen2020/snli_premise has 4 pairs (< 10)"
+        in compare.loc[("glove", "neutral"), "note"]
+    )
+    # three copies of the pairs: each label's share on every resample of the 12 pairs
+    (folder / "snli_1.0_test.txt").write_text("\n".join([SNLI_HEADER, *lines[1:] * 3]) + "\n")
+    table, sources = build_sentences(None, None, folder, tokenizer="whitespace", lowercase=True)
+    table.to_parquet(path, index=False)
+    sources.write(path.with_suffix(".json"))
+    score_model("vectors_sum", table, vectors=vectors).write(scores_path)
+    write_score_table("table4", path, {"glove_sum": scores_path}, SETTING, out)
+    from paracomp.eval import bootstrap
+    from paracomp.tables.replicates import read_replicates
+
+    reps = read_replicates(out.with_name("table4.replicates.parquet")).values
+    premise = table[table["set"] == "snli_premise"].sort_values("index")
+    labels = premise["gold"].to_numpy()
+    less = np.tile([True, False, True, False], 3)  # pairs 1 and 4 of each copy
+    for b in (0, 99):
+        drawn = bootstrap.indices("chen2020/snli_premise", 12)[b]
+        entail = labels[drawn] == "entailment"
+        expected = 100 * less[drawn][entail].mean() if entail.any() else np.nan
+        np.testing.assert_allclose(reps["glove|entailment"][b], expected)
 
 
 def test_table4_without_snli_is_empty_with_the_reason(tmp_path):
@@ -234,3 +257,77 @@ def test_table7_and_table8(tmp_path):
     assert compare.loc[("wlo", "stsb"), "ours"] == 50.0
     assert "[μ ; σ²]" in compare.loc[("wlo", "stsb"), "data"]
     assert "not configured" in compare.loc[("wordavg", "stsb"), "note"]
+
+
+def test_news_and_spearman_cells_have_paired_intervals(tmp_path):
+    """40 News test and 30 Twitter sentences: a News cell's replicates are the accuracy (and
+    F1) of the fixed-threshold predictions on each resample of the test sentences, a Twitter
+    cell's the Spearman ρ on each resample; every model on the same resamples."""
+    from scipy import stats
+
+    from paracomp.eval import bootstrap
+    from paracomp.papers.chen2020.specificity import binary_metrics
+    from paracomp.tables.replicates import read_replicates
+
+    rng = np.random.default_rng(0)
+    rows = [r for r in _news_rows() if r[0] == "news_train"]
+    for i in range(40):
+        n = int(rng.integers(1, 6))
+        rows.append(
+            ["news_test", i, "w " * n, " ".join(["w"] * n), float(rng.random() < n / 6), ""]
+        )
+    for i in range(30):
+        n = int(rng.integers(1, 8))
+        rows.append(["twitter", i, "w " * n, " ".join(["w"] * n), n + rng.normal(), ""])
+    sentences = _sentences(tmp_path, rows, ["news_test", "news_train", "twitter"])
+    frame = pd.read_parquet(sentences)
+    lengths = frame["tokens"].str.split().str.len().to_numpy(dtype=float)
+    scores = {"length": _scores(tmp_path, "length", frame, lengths)}
+    meta = {"kind": "run", "probabilistic": True}
+    scores["wlo"] = _scores(tmp_path, "wlo", frame, lengths + rng.normal(size=len(frame)), meta)
+    out = tmp_path / "table2.csv"
+    write_score_table("table2", sentences, scores, SETTING, out)
+    reps = read_replicates(out.with_name("table2.replicates.parquet"))
+    assert reps.sets["length|news"] == reps.sets["wlo|news"] == ["chen2020/news_test"]
+    test = frame[frame["set"] == "news_test"].sort_values("index")
+    gold, predicted = test["label"].to_numpy() > 0, test["tokens"].str.split().str.len() > 2
+    index = bootstrap.indices("chen2020/news_test", 40)
+    for b in (0, 511):
+        acc, f1, _ = binary_metrics(predicted.to_numpy()[index[b]], gold[index[b]])
+        assert reps.values["length|news"][b] == pytest.approx(acc)
+    twitter = frame[frame["set"] == "twitter"].sort_values("index")
+    index = bootstrap.indices("chen2020/twitter", 30)[7]
+    rho = stats.spearmanr(lengths[twitter.index][index], twitter["label"].to_numpy()[index])
+    assert reps.values["length|twitter"][7] == pytest.approx(100 * rho.statistic)
+    compare = _read(out)
+    cell = compare.loc[("length", "twitter")]
+    assert cell["ci_low"] <= cell["ours"] <= cell["ci_high"]
+    out = tmp_path / "table7.csv"
+    write_score_table("table7", sentences, {"wlo": scores["wlo"], "wlo_noprior": scores["wlo"]},
+                      SETTING, out)  # fmt: skip
+    f1 = read_replicates(out.with_name("table7.replicates.parquet")).values["wlo|with_prior_f1"]
+    assert f1.shape == (bootstrap.RESAMPLES,) and np.isfinite(f1).all()
+
+
+def test_table8_resamples_the_kept_sts_b_pairs(tmp_path):
+    """Table 8 from scores that keep their 30 STS-B test pairs: the cell's replicates are the
+    Pearson r ×100 on every resample of those pairs, under the generic evaluator's key."""
+    from paracomp.eval import bootstrap
+    from paracomp.tables.replicates import read_replicates
+
+    sentences = _sentences(tmp_path, _news_rows(), ["news_test", "news_train", "twitter"])
+    frame = pd.read_parquet(sentences)
+    rng = np.random.default_rng(5)
+    gold = rng.uniform(0, 5, 30)
+    pred = gold + rng.normal(size=30)
+    sts = {"pearson": float(np.corrcoef(gold, pred)[0, 1]), "n": 30, "n_oov": 0, "split": "test",
+           "key": "stsbenchmark/stsb/test", "gold": gold.tolist(), "pred": pred.tolist()}  # fmt: skip
+    meta = {"kind": "run", "probabilistic": True, "sts": sts}
+    scores = {"wlo": _scores(tmp_path, "wlo", frame, np.zeros(len(frame)), meta)}
+    out = tmp_path / "table8.csv"
+    write_score_table("table8", sentences, scores, SETTING, out)
+    reps = read_replicates(out.with_name("table8.replicates.parquet"))
+    assert reps.sets["wlo|stsb"] == ["stsbenchmark/stsb/test"]
+    drawn = bootstrap.indices("stsbenchmark/stsb/test", 30)[9]
+    expected = 100 * np.corrcoef(gold[drawn], pred[drawn])[0, 1]
+    assert reps.values["wlo|stsb"][9] == pytest.approx(expected)

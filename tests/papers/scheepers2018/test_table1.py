@@ -71,3 +71,65 @@ def test_composed_encoder_fallback_and_truncation() -> None:
     out = encoder.encode([["dog", "bird", "zebra"], ["zebra"], ["cat", "cat", "cat", "dog"], []])
     # the tuned row wins over the fallback; zebra is skipped; at most 3 tokens are kept
     np.testing.assert_array_equal(out, [[3, 2], [0, 0], [0, 3], [0, 0]])
+
+
+def test_table1_intervals_from_the_runs_items(tmp_path) -> None:
+    """Hand-made items of two runs on the same 50 test definitions: a MRR cell's replicates
+    are the mean reciprocal rank ×100 on each resample of the definitions, the delta's the
+    difference of the two runs' on the same resamples; a measure without items says so."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.scheepers2018.evaluate import COMPVEC_KEY, ITEM_COLUMNS
+    from paracomp.tables.replicates import read_replicates
+
+    root, rng = tmp_path / "runs", np.random.default_rng(0)
+    ranks = {}
+    for variant, top in (("original", 40), ("compvec", 10)):
+        ranks[variant] = rng.integers(1, top, 50).astype(float)
+        _write_scores(root, "sum", variant, float(np.mean(1 / ranks[variant])))
+        pd.DataFrame({
+            "measure": "mrr", "key": COMPVEC_KEY, "size": 50, "position": np.arange(50),
+            "gold": np.nan, "pred": 1 / ranks[variant],
+        })[ITEM_COLUMNS].to_parquet(root / "sum" / variant / "items.parquet")  # fmt: skip
+    out = tmp_path / "table1.csv"
+    write_table1({"glove": {"embeddings": "glove-6b-50d"}}, {"glove": root}, ["sum"], "m", out)
+    reps = read_replicates(tmp_path / "table1.replicates.parquet").values
+    counts = bootstrap.counts_of(bootstrap.indices(COMPVEC_KEY, 50), 50)
+    each = {v: 100 * counts @ (1 / ranks[v]) / 50 for v in ranks}
+    np.testing.assert_allclose(reps["mrr/sum|glove_original"], each["original"])
+    np.testing.assert_allclose(reps["mrr/sum|glove_delta"], each["compvec"] - each["original"])
+    compare = pd.read_csv(tmp_path / "table1.compare.csv").set_index(["row", "column"])
+    cell = compare.loc[("mrr/sum", "glove_delta")]
+    assert cell["ci_low"] < cell["ours"] < cell["ci_high"]
+    assert (
+        "no interval: the run keeps no items of sts14"
+        in compare.loc[("sts14/sum", "glove_original"), "note"]
+    )
+
+
+def test_word_set_items_keep_their_place_in_the_set(tmp_path) -> None:
+    """A word set of 14 pairs, 2 with a word outside the vocabulary: the 12 scored pairs'
+    items carry their positions among the 14, gold and cosine, and their Spearman ρ is the
+    measure's value."""
+    import pyarrow as pa
+    from scipy import stats
+
+    from paracomp import artefacts
+    from paracomp.papers.scheepers2018.evaluate import _wordsim
+
+    rng = np.random.default_rng(4)
+    words = [f"w{i}" for i in range(8)]
+    pairs = [(words[i % 8], words[(i * 3 + 1) % 8]) for i in range(12)]
+    pairs[3:3] = [("w0", "zebra")]
+    pairs.append(("yak", "w1"))
+    table = pa.table({"dataset": ["toy"] * 14, "w1": [a for a, _ in pairs],
+                      "w2": [b for _, b in pairs], "score": rng.uniform(0, 10, 14)})  # fmt: skip
+    path = tmp_path / "toy.parquet"
+    artefacts.write(table, path, artefacts.WORD_PAIRS, artefacts.Provenance("toy", "t", {}, {}))
+    items: list[pd.DataFrame] = []
+    cell = _wordsim(path, words, rng.normal(size=(8, 5)), "simlex", items)
+    (found,) = items
+    assert cell["n"] == 12 and cell["n_total"] == 14
+    assert (found["key"] == "scheepers2018/toy").all() and (found["size"] == 14).all()
+    assert 3 not in found["position"].tolist() and 13 not in found["position"].tolist()
+    rho = stats.spearmanr(found["gold"], found["pred"]).statistic
+    assert cell["value"] == pytest.approx(rho)

@@ -35,6 +35,20 @@ def test_learns_a_separable_task_with_fixed_vectors():
     )
     assert result["dev"] == 1.0 and result["test"] == 1.0
     assert 100 <= result["seen"] <= result["of"] == 1200
+    assert result["test_correct"] == [1] * 50  # each test example's hit, for the intervals
+
+
+def test_table4_accuracy_on_every_resample_of_the_test_sentences():
+    import numpy as np
+
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2015.tables import SST_TEST, _accuracy_cell
+
+    hits = np.random.default_rng(0).random(40) < 0.7
+    cell = _accuracy_cell({"test": hits.mean(), "test_correct": hits.astype(int).tolist()}, "", 100)
+    drawn = bootstrap.indices(SST_TEST, 40)[2]
+    assert cell.boot[2] == 100 * hits[drawn].mean() and cell.sets == (SST_TEST,)
+    assert "keeps no test predictions" in _accuracy_cell({"test": 0.5}, "", 100).noise
 
 
 def test_padding_and_empty_sentences_do_not_leak():

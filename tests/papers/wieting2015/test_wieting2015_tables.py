@@ -186,3 +186,62 @@ def test_table1_empty_with_the_configured_reason(tmp_path):
     assert compare["ours"].isna().all()
     assert set(compare["note"]) == {"raw scores unobtainable", "idem"}
     assert np.isclose(compare["paper"].sum(), 0.66 + 1.05 + 0.93 + 0.59 + 8.1 + 20.0 + 34.9 + 36.9)
+
+
+def test_spearman_cells_carry_replicates_or_say_why_not(sources):
+    """ML 2010 (12 ratings a type): each type's ρ on its own set's resamples, the same for
+    every row; the average the mean of the three; Annotated-PPDB's 8 test pairs: no interval."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2015.tables import ANNOTATED, rho_cell
+
+    _, built = _cells("table5", sources)
+    jn = built.cells["paragram_rnn", "ml_jn"]
+    assert jn.sets == ("ml2010/jn/test/ratings",)
+    index = bootstrap.indices("ml2010/jn/test/ratings", 12)[3]
+    gold = np.array([r for ratings in ML_RATINGS for r in ratings], float)
+    pred = np.array([p for p in ML_PRED["rnn"] for _ in range(3)])
+    expected = spearmanr(gold[index], pred[index]).statistic
+    assert jn.boot[3] == pytest.approx(expected) or np.isnan(expected) and np.isnan(jn.boot[3])
+    kinds = [built.cells["paragram_rnn", f"ml_{k}"].boot for k in ("jn", "nn", "vn")]
+    np.testing.assert_allclose(built.cells["paragram_rnn", "ml_avg"].boot, np.mean(kinds, 0))
+    assert not np.array_equal(kinds[0], kinds[1])  # the types are resampled independently
+    cell = rho_cell(np.array(GOLD), np.array(RNN), ANNOTATED, "")
+    assert cell.boot is None and cell.noise.endswith("annotated-ppdb/all/test has 8 pairs (< 10)")
+
+
+def test_table7_errors_per_gold_range_on_every_resample():
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2015.tables import ANNOTATED, Cell, _range_replicates
+
+    rng = np.random.default_rng(1)
+    gold = rng.uniform(1, 5, 60)
+    mapped = gold + rng.normal(size=60)
+    inside = (gold >= 2) & (gold < 3)
+    cell = _range_replicates(Cell(1.0, ""), gold, mapped, 1, int(inside.sum()))
+    drawn = bootstrap.indices(ANNOTATED, 60)[5]
+    expected = np.abs(mapped - gold)[drawn][inside[drawn]].mean()
+    assert cell.boot[5] == pytest.approx(expected) and cell.sets == (ANNOTATED,)
+    few = _range_replicates(Cell(1.0, ""), gold[:20], mapped[:20], 1, 4)
+    assert few.boot is None and few.noise.endswith("in gold range 2 has 4 pairs (< 10)")
+
+
+def test_table9_change_of_error_on_every_resample():
+    """A cell's replicate is :func:`error_change` on the resampled pairs."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2015.errors import LENGTH_BINS, bin_index, error_change
+    from paracomp.papers.wieting2015.tables import (
+        ANNOTATED,
+        ERROR_GROUPS,
+        Cell,
+        _change_replicates,
+    )  # fmt: skip
+
+    rng = np.random.default_rng(2)
+    gold = rng.uniform(1, 5, 120)
+    add, rnn = gold + rng.normal(size=120), gold + 0.7 * rng.normal(size=120)
+    ratios = rng.uniform(0.3, 1.0, 120)
+    inside = ERROR_GROUPS["both"](gold) & (bin_index(ratios, LENGTH_BINS) == 1)
+    cell = _change_replicates(Cell(0.0, ""), gold, add, rnn, inside)
+    drawn = bootstrap.indices(ANNOTATED, 120)[4]
+    changed = error_change(gold[drawn], add[drawn], rnn[drawn], ratios[drawn], LENGTH_BINS)
+    assert cell.boot[4] == pytest.approx(changed["both"][1] / 100)

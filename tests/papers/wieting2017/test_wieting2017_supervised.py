@@ -72,6 +72,41 @@ def test_a_tiny_supervised_run_learns_and_reports_test_r():
                               "whitespace", True)  # fmt: skip
     assert result["n"] == {"train": 80, "dev": 20, "test": 20}
     assert result["test_pearson"] > 50 and 1 <= result["epoch"] <= 15
+    from paracomp.eval.metrics import pearson
+
+    assert len(result["test_pred"]) == len(result["test_gold"]) == 20
+    kept = 100 * pearson(np.array(result["test_pred"]), np.array(result["test_gold"]))
+    assert kept == pytest.approx(result["test_pearson"])
+
+
+def test_supervised_cells_resample_the_tasks_test_pairs():
+    """Two runs' records with 30 test pairs each: each cell's replicates are its Pearson ×100
+    on the same resamples of the task's test pairs; the average the mean of STS and SICK."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.wieting2017.tables import supervised_cells, table5_printed
+
+    rng = np.random.default_rng(2)
+    printed = table5_printed()
+    run_of = {row: f"run{i % 2}" for i, row in enumerate(printed.rows)}
+    gold = {"sts": rng.uniform(0, 5, 30), "sick": rng.uniform(1, 5, 30)}
+    records = {}
+    for run in ("run0", "run1"):
+        for task in ("sts", "sick"):
+            pred = gold[task] + rng.normal(size=30)
+            record = {"index": 0, "dev_pearson": 50.0, "test_pearson": 0.0, "epoch": 1,
+                      "point": {}, "n": {"train": 1, "dev": 1, "test": 30}, "source": {},
+                      "test_gold": gold[task].tolist(), "test_pred": pred.tolist()}  # fmt: skip
+            records.setdefault(run, {})[task] = [record]
+    cells = supervised_cells(records, printed, run_of)
+    row = printed.rows[0]
+    for task in ("sts", "sick"):
+        pred = np.array(records[run_of[row]][task][0]["test_pred"])
+        key = f"wieting2017/supervised-{task}/test"
+        counts = bootstrap.counts_of(bootstrap.indices(key, 30), 30)
+        expected = 100 * bootstrap.pearson(counts, gold[task], pred)
+        np.testing.assert_allclose(cells[row, task].boot, expected)
+    avg = (cells[row, "sts"].boot + cells[row, "sick"].boot) / 2
+    np.testing.assert_allclose(cells[row, "avg"].boot, avg)
 
 
 def _sick(mirror) -> tuple[pd.DataFrame, list[str], np.ndarray]:

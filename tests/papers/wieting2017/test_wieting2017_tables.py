@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -102,3 +103,56 @@ def test_table3_says_which_gran5_readout_it_ran(tmp_path, points, composer):
     assert f"GRAN-5 here: composer {composer}." in markdown
     write_transfer_table("table2", points, setting, tmp_path / "table2.csv")
     assert "Readout" not in (tmp_path / "table2.md").read_text()
+
+
+def _point_with_pairs(folder: Path, run: str, index: int, noise: float) -> str:
+    """A point scored on 40 pairs of every subset (gold plus ``noise``), its pairs kept."""
+    from paracomp.eval.sts import subset_metrics
+
+    rng, frames = np.random.default_rng(index), []
+    for dataset, subset in (*TRANSFER_SUBSETS, *SELECTION_SUBSETS):
+        if (dataset, subset) == ("sts2013", "SMT"):
+            continue
+        gold = np.random.default_rng(len(frames)).uniform(0, 5, 40)
+        frames.append(pd.DataFrame({
+            "dataset": dataset, "subset": subset, "split": "test",
+            "id": [str(i) for i in range(40)], "gold": gold,
+            "pred": gold + noise * rng.normal(size=40), "oov": False, "dropped": False,
+        }))  # fmt: skip
+    pairs = pd.concat(frames, ignore_index=True)
+    out = folder / run / str(index)
+    out.mkdir(parents=True)
+    pairs.to_parquet(out / "pairs.parquet", index=False)
+    subset_metrics(pairs).assign(note="").to_csv(out / "scores.csv", index=False)
+    record = {"run": run, "index": index, "point": {"reg_initial": [0.0, 1e-5][index]}}
+    (out / "record.json").write_text(json.dumps(record))
+    return f"{run}={out}"
+
+
+def test_transfer_cells_have_intervals_from_the_picked_points_pairs(tmp_path):
+    """The 22-set mean's replicates are the mean of its 21 scored subsets' replicates, each
+    on the subset's shared resamples (the generic evaluator's keys); Table 1's markdown shows
+    ±, the compare file the interval."""
+    from paracomp.eval import bootstrap
+    from paracomp.tables.replicates import read_replicates
+
+    points = [_point_with_pairs(tmp_path, "avg_none", 0, 1.0)]
+    out = tmp_path / "table1.csv"
+    write_transfer_table("table1", points, SETTING, out)
+    compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
+    cell = compare.loc[("simpwiki", "avg")]
+    assert cell["ci_low"] < cell["ours"] < cell["ci_high"] and cell["replicates"] == 1
+    reps = read_replicates(out.with_name("table1.replicates.parquet"))
+    assert list(reps.values) == ["simpwiki|avg"]
+    assert "sts2016/headlines/test" not in reps.sets["simpwiki|avg"]
+    pairs = pd.read_parquet(tmp_path / "avg_none" / "0" / "pairs.parquet")
+    resampler, each = bootstrap.Resampler(), []
+    for (dataset, subset), sel in pairs.groupby(["dataset", "subset"], sort=False):
+        if dataset == "sts2016":
+            continue
+        counts = resampler.counts(bootstrap.Sample.whole(f"{dataset}/{subset}/test", 40))
+        each.append(bootstrap.pearson(counts, sel["gold"].to_numpy(), sel["pred"].to_numpy()))
+    assert len(each) == 21
+    np.testing.assert_allclose(reps.values["simpwiki|avg"], 100 * np.mean(each, axis=0))
+    low, high = bootstrap.interval(reps.values["simpwiki|avg"])
+    assert f"{cell['ours']:.1f} ±{(high - low) / 2:.1f}" in out.with_suffix(".md").read_text()

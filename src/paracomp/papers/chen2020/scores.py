@@ -165,4 +165,6 @@ def _sts(encoder: Any, path: Path, subset: str, split: str, tokenizer: str, lowe
         return {"pearson": None, "n": 0, "reason": f"no {subset} {split} pairs in {path}"}
     preds = predict_pairs(frame, encoder, tokenizer, lowercase, "skip")
     r = pearson(preds["gold"].to_numpy(), preds["pred"].to_numpy())
-    return {"pearson": r, "n": len(preds), "n_oov": int(preds["oov"].sum()), "split": split}
+    key = f"{frame['dataset'].iloc[0]}/{subset}/{split}"  # the generic evaluator's test-set key
+    return {"pearson": r, "n": len(preds), "n_oov": int(preds["oov"].sum()), "split": split,
+            "key": key, "gold": preds["gold"].tolist(), "pred": preds["pred"].tolist()}  # fmt: skip

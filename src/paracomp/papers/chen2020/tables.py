@@ -5,18 +5,26 @@ evaluation sets. A row whose model is not obtainable here (prior supervised syst
 Skip-thought, BERT, ELMo) stays empty with :data:`UNAVAILABLE`'s reason; a cell whose data no
 source provides stays empty with the reason the sentence sources record. Every cell's ``data``
 says what it was computed on; the markdown says how the models were trained (the setting).
+
+Cells of Tables 2, 3 (News), 4, 7 and 8 carry test-set bootstrap replicates
+(:func:`_with_replicates`): the sentences (SNLI: the equal-length pairs) of each set resampled
+once for every model (paired), the News threshold kept at the value tuned on the training
+sentences; the other tables' cells have none yet.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable, Mapping
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from paracomp.eval import bootstrap
 from paracomp.papers.chen2020.scores import ModelScores
 from paracomp.papers.chen2020.sentences import DOMAINS, SentenceSources
 from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
@@ -36,7 +44,7 @@ from paracomp.tables.build import (
     wide_table,
 )
 from paracomp.tables.printed import PrintedTable
-from paracomp.tables.write import write_outputs
+from paracomp.tables.write import write_cell_replicates, write_outputs
 
 NOT_OBTAINABLE = "no such model is obtainable here (no registry or mirror copy)"
 UNAVAILABLE = {
@@ -81,6 +89,11 @@ class Data:
         """Why one of the sets ``names`` is absent ('' if all are present)."""
         return next((self.sources.reason(n) for n in names if not self.has(n)), "")
 
+    def counts(self, name: str) -> np.ndarray:
+        """The resample counts of set ``name``'s sentences (shared by every model)."""
+        key = f"chen2020/{name}"
+        return RESAMPLER.counts(bootstrap.Sample.whole(key, len(self.labels(name))))
+
     def news(self, model: str) -> BinaryResult:
         scores = self.scores[model]
         return news_protocol(
@@ -89,6 +102,60 @@ class Data:
             scores.of("news_test"),
             self.labels("news_test"),
         )
+
+
+RESAMPLER = bootstrap.Resampler()
+
+
+def _with_replicates(
+    cell: Cell, data: Data, name: str, replicates: Callable[[], np.ndarray]
+) -> Cell:
+    """``cell`` with its ``replicates()`` on set ``name``'s resamples (none when the cell is
+    empty; why none when the set has fewer than :data:`paracomp.eval.bootstrap.MIN_PAIRS`
+    sentences)."""
+    if cell.value is None:
+        return cell
+    key = f"chen2020/{name}"
+    reason = bootstrap.too_few(len(data.labels(name)), key)
+    if reason:
+        return dataclasses.replace(cell, noise=reason)
+    return dataclasses.replace(cell, boot=replicates(), sets=(key,))
+
+
+def _share(data: Data, hits: np.ndarray, among: np.ndarray) -> np.ndarray:
+    """``hits`` as a percentage of ``among`` on every resample of the SNLI pairs."""
+    counts = data.counts("snli_premise")
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return 100.0 * (counts @ hits) / (counts @ among)
+
+
+def sts_replicates(cell: Cell, sts: Mapping[str, Any]) -> Cell:
+    """Table 8's cell with its Pearson ×100 on every resample of the STS-B pairs the scores
+    kept (under the generic evaluator's key: paired with every other STS-B cell)."""
+    if "pred" not in sts:
+        return dataclasses.replace(cell, noise="no interval: the scores keep no STS-B pairs")
+    noise = bootstrap.too_few(len(sts["pred"]), sts["key"])
+    if noise:
+        return dataclasses.replace(cell, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(sts["key"], len(sts["pred"])))
+    boot = 100.0 * bootstrap.pearson(counts, np.asarray(sts["gold"]), np.asarray(sts["pred"]))
+    return dataclasses.replace(cell, boot=boot, sets=(sts["key"],))
+
+
+def news_replicates(data: Data, model: str, metric: str = "acc") -> np.ndarray:
+    """Accuracy (or F1 of *specific*, ``metric="f1"``) ×100 of the News test predictions on
+    every resample of the News test sentences, the threshold tuned once on the training
+    sentences."""
+    result = data.news(model)
+    predicted = data.scores[model].of("news_test") > result.threshold
+    gold = data.labels("news_test").astype(bool)
+    counts = data.counts("news_test")
+    if metric == "acc":
+        return 100.0 * bootstrap.mean(counts, predicted == gold)
+    true_positive = counts @ (predicted & gold).astype(np.float64)
+    denominator = counts @ predicted.astype(np.float64) + counts @ gold.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, 200.0 * true_positive / denominator, 0.0)
 
 
 def _score_kind(scores: ModelScores) -> str:
@@ -169,22 +236,29 @@ def table2(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             if why:
                 return Cell(None, "", why)
             result = data.news(model)
-            return Cell(
+            cell = Cell(
                 result.accuracy,
                 f"{result.n} News test sentences; threshold {result.threshold:.4g} tuned on "
                 f"{len(data.labels('news_train'))} news training sentences; F1(specific) "
                 f"{result.f1_specific:.1f}; {_row_note(data, model)}",
             )
+            return _with_replicates(cell, data, "news_test", lambda: news_replicates(data, model))
         if data.missing(column):
             return Cell(None, "", data.missing(column))
         if row == "majority":
             return Cell(None, "", "a constant score has no rank correlation (the paper: -)")
-        value = _finite(spearman(data.scores[model].of(column), data.labels(column)))
-        n = len(data.labels(column))
-        return Cell(
+        scores, labels = data.scores[model].of(column), data.labels(column)
+        value = _finite(spearman(scores, labels))
+        cell = Cell(
             value,
-            f"{n} sentences; {_row_note(data, model)}",
+            f"{len(labels)} sentences; {_row_note(data, model)}",
             "" if value is not None else "correlation undefined",
+        )
+        return _with_replicates(
+            cell,
+            data,
+            column,
+            lambda: 100.0 * bootstrap.spearman(data.counts(column), scores, labels),
         )
 
     return _cells(printed, data, compute)
@@ -197,7 +271,8 @@ def table3(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             return Cell(None, "", why)
         if column == "full":
             result = data.news(row)
-            return Cell(result.accuracy, f"{result.n} News test sentences (Table 2's News)")
+            cell = Cell(result.accuracy, f"{result.n} News test sentences (Table 2's News)")
+            return _with_replicates(cell, data, "news_test", lambda: news_replicates(data, row))
         scores = np.concatenate([data.scores[row].of(n) for n in ("news_train", "news_test")])
         labels = np.concatenate([data.labels(n) for n in ("news_train", "news_test")])
         lengths = np.concatenate([data.lengths(n) for n in ("news_train", "news_test")])
@@ -208,6 +283,7 @@ def table3(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             _finite(value),
             f"{what} over a pool of {result.pool} sentences (paper: 3,582) from News training "
             f"and test, lengths {min(result.lengths, default=0)}-{max(result.lengths, default=0)}",
+            noise="no interval yet (a pool of length groups)",
         )
 
     return _cells(printed, data, compute)
@@ -224,10 +300,15 @@ def table4(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         scores = data.scores[model]
         table = direction_table(pairs, scores.of("snli_premise"), scores.of("snli_hypothesis"))
         found = table[column]
-        return Cell(
+        cell = Cell(
             _finite(found.percent),
             f"{found.less_specific}/{found.pairs} equal-length test pairs (paper: "
             f"{PAPER_COUNTS[column]}); {_row_note(data, model)}",
+        )
+        less = scores.of("snli_hypothesis") < scores.of("snli_premise")
+        labelled = np.array([label == column for label in gold], np.float64)
+        return _with_replicates(
+            cell, data, "snli_premise", partial(_share, data, less * labelled, labelled)
         )
 
     return _cells(printed, data, compute, ROW_MODEL)
@@ -254,10 +335,13 @@ def table7(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         else:
             result = data.news(model)
             value = result.accuracy if metric == "acc" else result.f1_specific
-            cells["wlo", column] = Cell(
+            cell = Cell(
                 value,
                 f"run {model}; {result.n} News test sentences; F1 of the class specific "
                 f"(macro F1 {result.f1_macro:.1f})",
+            )
+            cells["wlo", column] = _with_replicates(
+                cell, data, "news_test", partial(news_replicates, data, model, metric)
             )
     return cells
 
@@ -270,11 +354,12 @@ def table8(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         if sts.get("pearson") is None:
             return Cell(None, "", sts.get("reason", "correlation undefined"))
         vectors = "[μ ; σ²]" if data.scores[row].meta.get("probabilistic") else "the vectors"
-        return Cell(
+        cell = Cell(
             sts["pearson"] * 100.0,
             f"{sts['n']} STS-B {sts['split']} pairs ({sts['n_oov']} with unknown words); "
             f"cosine of {vectors}",
         )
+        return sts_replicates(cell, sts)
 
     return _cells(printed, data, compute)
 
@@ -358,7 +443,9 @@ def render(
     joined = notes + compare["note"].map(lambda n: f"; {n}" if n else "")
     compare["note"] = joined.where(computed, compare["note"])
     lines = [
-        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, wide),
+        *titled_grid(
+            f"{printed.paper} {printed.key}", printed.caption, wide_table(printed, cells, True)
+        ),
         summary(compare),
         "",
         *setting_lines(setting),
@@ -386,3 +473,4 @@ def write_score_table(
     if data.sources.facts.get("news_train"):
         extra.append(f"News training sentences: {data.sources.facts['news_train']}.")
     write_outputs(out, *render(printed, cells, setting, extra))
+    write_cell_replicates(out, cells, RESAMPLER)

@@ -13,6 +13,11 @@
   both words in the vocabulary only (no fallback), as the authors' code.
 
 Values are fractions (MRR ÷ 100), as the other evaluation outputs; tables scale them.
+``items.parquet`` beside ``scores.json`` keeps what each measure is computed from, one row per
+item (:data:`ITEM_COLUMNS`: a test definition's reciprocal rank, an STS pair's gold and cosine
+with its subset's key, a word pair's gold and cosine with its place in its set, a SICK test
+pair's gold and SICK-R prediction), for the table's test-set bootstrap intervals (SICK-E keeps
+none yet).
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 import torch
 
 from paracomp import artefacts
@@ -32,9 +38,10 @@ from paracomp.atomic import atomic_path
 from paracomp.data.parsers import missing_subsets
 from paracomp.eval.composed import ComposedEncoder
 from paracomp.eval.encode import AveragedEmbeddings
+from paracomp.eval.metrics import spearman
 from paracomp.eval.senteval import evaluate_sick
 from paracomp.eval.sts import predict_pairs, subset_metrics
-from paracomp.eval.wordsim import evaluate_wordsim
+from paracomp.eval.wordsim import wordsim_predictions
 from paracomp.models.definition import DefinitionModel, EncodedDefinitions
 from paracomp.papers.scheepers2018.compvec_eval import compvec_both, group_queries
 from paracomp.papers.scheepers2018.dataset import DefinitionData
@@ -54,6 +61,17 @@ MEASURE_SETS = {
 """The evaluation set each measure reads (CompVecEval reads the dataset folder)."""
 CANDIDATES = ("all", "test")
 TOKENIZER = "whitespace"
+ITEM_COLUMNS = ["measure", "key", "size", "position", "gold", "pred"]
+"""An item of a measure: its test set's ``key`` and ``size``, its ``position`` there, the gold
+(NaN for CompVecEval) and the model's value (cosine, or a definition's reciprocal rank)."""
+COMPVEC_KEY = "scheepers2018/compvec-test"
+
+
+def _items(measure: str, key: str, positions: np.ndarray, size: int, gold, pred) -> pd.DataFrame:
+    return pd.DataFrame({
+        "measure": measure, "key": key, "size": size, "position": positions,
+        "gold": np.asarray(gold, np.float64), "pred": np.asarray(pred, np.float64),
+    })  # fmt: skip
 
 
 def _cell(value: float | None, data: str = "", reason: str = "") -> dict[str, Any]:
@@ -61,9 +79,13 @@ def _cell(value: float | None, data: str = "", reason: str = "") -> dict[str, An
 
 
 def compvec_measure(
-    model: DefinitionModel, data: DefinitionData, max_length: int
+    model: DefinitionModel,
+    data: DefinitionData,
+    max_length: int,
+    ranks: dict[str, np.ndarray] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """CompVecEval under both candidate sets."""
+    """CompVecEval under both candidate sets (each query's first relevant rank into
+    ``ranks``, when given)."""
     lemmas = data.test.column("lemma").to_pylist()
     definitions, relevant = group_queries(lemmas, data.test.column("definition").to_pylist())
     index = {word: i for i, word in enumerate(data.vocabulary)}
@@ -74,6 +96,8 @@ def compvec_measure(
         targets = model.lemma_vectors(torch.tensor([index[t] for t in data.targets])).numpy()
         tests = model.lemma_vectors(torch.tensor([index[t] for t in test_names])).numpy()
     results = compvec_both(composed, relevant, data.targets, targets, tests)
+    if ranks is not None:
+        ranks.update({name: r.first_ranks for name, r in results.items()})
     return {
         name: {
             "mrr": r.mrr / 100,
@@ -87,11 +111,18 @@ def compvec_measure(
     }
 
 
-def _sts(path: Path, encoder: ComposedEncoder) -> dict[str, Any]:
+def _sts(
+    path: Path, encoder: ComposedEncoder, measure: str = "", items: list | None = None
+) -> dict[str, Any]:
     table = artefacts.read(path, artefacts.SENTENCE_PAIRS)
     frame = table.to_pandas()
     source = artefacts.provenance(path).get("source", "")
-    metrics = subset_metrics(predict_pairs(frame, encoder, TOKENIZER, True, "skip"))
+    preds = predict_pairs(frame, encoder, TOKENIZER, True, "skip")
+    metrics = subset_metrics(preds)
+    if items is not None:
+        for (dataset, subset, split), part in preds.groupby(["dataset", "subset", "split"]):
+            key, n = f"{dataset}/{subset}/{split}", len(part)
+            items.append(_items(measure, key, np.arange(n), n, part["gold"], part["pred"]))
     n = metrics["n"].to_numpy()
     wmean = float(np.sum(metrics["pearson"] * n) / n.sum())
     missing = missing_subsets(str(frame["dataset"].iloc[0]), table, source)
@@ -107,17 +138,28 @@ def _sts(path: Path, encoder: ComposedEncoder) -> dict[str, Any]:
     }
 
 
-def _wordsim(path: Path, words: list[str], matrix: np.ndarray) -> dict[str, Any]:
+def _wordsim(
+    path: Path, words: list[str], matrix: np.ndarray, measure: str, items: list
+) -> dict[str, Any]:
     encoder = AveragedEmbeddings(words, matrix, "skip")
     frame = artefacts.read(path, artefacts.WORD_PAIRS).to_pandas()
-    result = evaluate_wordsim(frame, encoder, True, "skip")
-    data = f"{path.stem}: {result['n']} of {result['n_total']} pairs in the vocabulary"
-    return _cell(result["spearman"], data) | {"n": result["n"], "n_total": result["n_total"]}
+    keep, _, gold, pred = wordsim_predictions(frame, encoder, True, "skip")
+    items.append(_items(measure, f"scheepers2018/{path.stem}", np.flatnonzero(keep), len(frame),
+                        gold, pred))  # fmt: skip
+    n, n_total = int(keep.sum()), len(frame)
+    data = f"{path.stem}: {n} of {n_total} pairs in the vocabulary"
+    return _cell(spearman(gold, pred), data) | {"n": n, "n_total": n_total}
 
 
-def _sick(path: Path, encoder: ComposedEncoder) -> dict[str, dict[str, Any]]:
+def _sick(
+    path: Path, encoder: ComposedEncoder, items: list | None = None
+) -> dict[str, dict[str, Any]]:
     frame = artefacts.read(path, artefacts.SENTENCE_PAIRS).to_pandas()
     entail, relate = evaluate_sick(frame, encoder, TOKENIZER, True)
+    if items is not None:  # SICK-R's test predictions, in the frame's order of test rows
+        test = frame[frame["split"] == "test"]
+        key, n = f"{test['dataset'].iloc[0]}/{test['subset'].iloc[0]}/test", len(test)
+        items.append(_items("sick_r", key, np.arange(n), n, test["score"], relate.predictions))
     sizes = f"{entail.n_train}/{entail.n_trial}/{entail.n_test} train/trial/test pairs"
     return {
         "sick_e": _cell(
@@ -143,15 +185,20 @@ def evaluate_run(
     out: Path,
     max_length: int = 32,
 ) -> dict[str, Any]:
-    """Evaluate a run folder on every measure and write the JSON ``out``."""
+    """Evaluate a run folder on every measure and write the JSON ``out`` and the measures'
+    items, ``items.parquet`` beside it."""
     if candidates not in CANDIDATES:
         raise ValueError(f"candidates must be one of {CANDIDATES}, not {candidates!r}")
     start = time.perf_counter()
     model, vocabulary = read_definition_model(run_dir)
     data = DefinitionData.load(data_dir)
     matrix = model.weight.detach().numpy()
-    compvec = compvec_measure(model, data, max_length)
+    ranks: dict[str, np.ndarray] = {}
+    compvec = compvec_measure(model, data, max_length, ranks)
     chosen = compvec[candidates]
+    queries = len(ranks[candidates])
+    items = [_items("mrr", COMPVEC_KEY, np.arange(queries), queries, np.full(queries, np.nan),
+                    1.0 / ranks[candidates])]  # fmt: skip
     made = artefacts.provenance(Path(data_dir) / "test.parquet")
     measures: dict[str, dict[str, Any]] = {
         "mrr": _cell(
@@ -170,17 +217,19 @@ def evaluate_run(
         if name not in sets:
             measures[measure] = _cell(None, reason=unavailable.get(name, f"{name} not configured"))
         elif measure in ("sts14", "sts15"):
-            measures[measure] = _sts(sets[name], encoder)
+            measures[measure] = _sts(sets[name], encoder, measure, items)
         elif measure in ("simlex", "simverb", "ws353"):
-            measures[measure] = _wordsim(sets[name], vocabulary[2:], matrix[2:])
+            measures[measure] = _wordsim(sets[name], vocabulary[2:], matrix[2:], measure, items)
     if "sick2014" in sets:
-        measures.update(_sick(sets["sick2014"], encoder))
+        measures.update(_sick(sets["sick2014"], encoder, items))
     result = {
         "run": str(run_dir),
         "candidates": candidates,
         "measures": measures,
         "compvec": compvec,
     }
+    with atomic_path(out.with_name("items.parquet")) as tmp:
+        pd.concat(items, ignore_index=True)[ITEM_COLUMNS].to_parquet(tmp, index=False)
     with atomic_path(out) as tmp:
         tmp.write_text(json.dumps(result, indent=2))
     log.info("evaluated %s in %.1fs", run_dir, time.perf_counter() - start)

@@ -3,7 +3,9 @@
 A printed row ``<measure>/<composition>`` (e.g. ``sts14/gru``) and an embeddings group of
 columns (``glove``: ``glove_original``, ``glove_compvec``, ``glove_delta``) name two runs,
 ``<root>/<composition>/original/scores.json`` and ``…/compvec/scores.json``; the delta is
-computed from the unrounded scores, as the paper's.
+computed from the unrounded scores, as the paper's. A cell's test-set bootstrap replicates come
+from the run's ``items.parquet`` (:func:`measure_replicates`); a delta's are the difference of
+its two runs' replicates on the same resamples.
 """
 
 from __future__ import annotations
@@ -13,12 +15,14 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from paracomp.atomic import atomic_path
+from paracomp.eval import bootstrap
 from paracomp.registry import printed_table
-from paracomp.tables.build import Cell, compare_table, markdown, wide_table
-from paracomp.tables.write import write_outputs
+from paracomp.tables.build import Cell, compare_table, markdown, wide_table, with_intervals
+from paracomp.tables.write import write_cell_replicates, write_outputs
 
 VARIANTS = ("original", "compvec")
 CANDIDATE_COLUMNS = [
@@ -41,10 +45,58 @@ def _scores(root: Path, composition: str, variant: str) -> dict[str, Any]:
     return json.loads((root / composition / variant / "scores.json").read_text())
 
 
-def _cell(scores: dict[str, Any], measure: str, scale: float) -> Cell:
+def measure_replicates(
+    items: pd.DataFrame, measure: str, resampler: bootstrap.Resampler
+) -> tuple[np.ndarray | None, tuple[str, ...], str]:
+    """A measure's value on every resample from a run's items: CompVecEval's MRR the mean
+    reciprocal rank, STS the pair-weighted mean of its subsets' Pearson r, SICK-R its Pearson
+    r, a word set's Spearman ρ; and the test sets' keys, or why there are none."""
+    found = items[items["measure"] == measure]
+    if not len(found):
+        return None, (), f"no interval: the run keeps no items of {measure}"
+    reps, keys, weights = [], [], []
+    for key, part in found.groupby("key", sort=True):
+        reason = bootstrap.too_few(len(part), str(key))
+        if reason:
+            return None, (), reason
+        sample = bootstrap.Sample(str(key), int(part["size"].iloc[0]), part["position"].to_numpy())
+        counts = resampler.counts(sample)
+        gold, pred = part["gold"].to_numpy(), part["pred"].to_numpy()
+        if measure == "mrr":
+            reps.append(bootstrap.mean(counts, pred))
+        elif measure in ("sts14", "sts15", "sick_r"):
+            reps.append(bootstrap.pearson(counts, gold, pred))
+        else:
+            reps.append(bootstrap.spearman(counts, gold, pred))
+        keys.append(str(key))
+        weights.append(len(part))
+    w = np.asarray(weights, np.float64)
+    return w @ np.array(reps) / w.sum(), tuple(keys), ""
+
+
+def _cell(
+    scores: dict[str, Any],
+    measure: str,
+    scale: float,
+    items: pd.DataFrame | None = None,
+    resampler: bootstrap.Resampler | None = None,
+) -> Cell:
     entry = scores["measures"][measure]
     value = entry["value"]
-    return Cell(None if value is None else value * scale, entry["data"], entry["reason"])
+    cell = Cell(None if value is None else value * scale, entry["data"], entry["reason"])
+    if value is None:
+        return cell
+    if items is None or resampler is None:
+        return Cell(cell.value, cell.data, cell.reason, noise="no interval: no items.parquet")
+    boot, keys, noise = measure_replicates(items, measure, resampler)
+    if boot is None:
+        return Cell(cell.value, cell.data, cell.reason, noise=noise)
+    return Cell(cell.value, cell.data, cell.reason, boot * scale, keys)
+
+
+def _run_items(root: Path, composition: str, variant: str) -> pd.DataFrame | None:
+    path = root / composition / variant / "items.parquet"
+    return pd.read_parquet(path) if path.exists() else None
 
 
 def build_table1(
@@ -52,14 +104,43 @@ def build_table1(
     roots: Mapping[str, Path],
     compositions: Collection[str],
     method: str,
+    resampler: bootstrap.Resampler | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str, pd.DataFrame]:
-    """Table, compare file, markdown and the candidate-set comparison.
+    """Table, compare file, markdown and the candidate-set comparison (:func:`table1_cells`,
+    then :func:`render_table1`)."""
+    return render_table1(*table1_cells(columns, roots, compositions, resampler), method)
+
+
+def render_table1(
+    cells: dict[tuple[str, str], Cell],
+    expanded: dict[str, dict[str, Any]],
+    candidates: list[list[Any]],
+    method: str,
+) -> tuple[pd.DataFrame, pd.DataFrame, str, pd.DataFrame]:
+    """Table, compare file, markdown and the candidate-set comparison from the cells."""
+    printed = printed_table("scheepers2018", "table1")
+    wide = wide_table(printed, cells)
+    compare = compare_table(printed, cells, expanded)
+    text = markdown(printed, with_intervals(wide, printed, cells), compare, expanded, method)
+    frame = pd.DataFrame(candidates, columns=CANDIDATE_COLUMNS).round(2)
+    return wide, compare, text + _candidate_summary(frame), frame
+
+
+def table1_cells(
+    columns: Mapping[str, Mapping[str, Any]],
+    roots: Mapping[str, Path],
+    compositions: Collection[str],
+    resampler: bootstrap.Resampler | None = None,
+) -> tuple[dict[tuple[str, str], Cell], dict[str, dict[str, Any]], list[list[Any]]]:
+    """Every cell (with its replicates on ``resampler``'s resamples, a default one if None),
+    the expanded column specs and the candidate-set rows.
 
     ``columns`` is the config's embeddings groups (``embeddings`` or ``reason``, ``note``);
     ``roots`` the runs folder of each computed group; ``compositions`` the rows' compositions
     that were run.
     """
     printed = printed_table("scheepers2018", "table1")
+    resampler = resampler or bootstrap.Resampler()
     cells: dict[tuple[str, str], Cell] = {}
     expanded: dict[str, dict[str, Any]] = {}
     candidates = []
@@ -76,16 +157,20 @@ def build_table1(
                     cells[row, f"{group}_{suffix}"] = Cell(None, "", reason)
                 continue
             runs = {v: _scores(roots[group], composition, v) for v in VARIANTS}
-            pair = [_cell(runs[v], measure, printed.scale) for v in VARIANTS]
+            items = {v: _run_items(roots[group], composition, v) for v in VARIANTS}
+            pair = [_cell(runs[v], measure, printed.scale, items[v], resampler) for v in VARIANTS]
             for variant, cell in zip(VARIANTS, pair, strict=True):
                 cells[row, f"{group}_{variant}"] = cell
             if pair[0].value is None or pair[1].value is None:
                 reason = pair[0].reason or pair[1].reason
                 cells[row, f"{group}_delta"] = Cell(None, "", reason)
             else:
+                both = pair[0].boot is not None and pair[1].boot is not None
                 cells[row, f"{group}_delta"] = Cell(
-                    pair[1].value - pair[0].value, "CompVec minus Original, unrounded"
-                )
+                    pair[1].value - pair[0].value, "CompVec minus Original, unrounded", "",
+                    pair[1].boot - pair[0].boot if both else None,  # type: ignore[operator]
+                    pair[0].sets if both else (), "" if both else pair[0].noise or pair[1].noise,
+                )  # fmt: skip
             if measure == "mrr":
                 for variant in VARIANTS:
                     found = runs[variant]["compvec"]
@@ -100,11 +185,7 @@ def build_table1(
             expanded[column] = {"reason": "column not configured"}
             for row in printed.rows:
                 cells[row, column] = Cell(None, "", "column not configured")
-    wide = wide_table(printed, cells)
-    compare = compare_table(printed, cells, expanded)
-    text = markdown(printed, wide, compare, expanded, method)
-    frame = pd.DataFrame(candidates, columns=CANDIDATE_COLUMNS).round(2)
-    return wide, compare, text + _candidate_summary(frame), frame
+    return cells, expanded, candidates
 
 
 def _closer(ours: dict[str, float], paper: float | None) -> str:
@@ -145,8 +226,12 @@ def write_table1(
     method: str,
     out: Path,
 ) -> None:
-    """Write ``table1.csv``, ``.compare.csv``, ``.md`` and ``.candidates.csv``."""
-    wide, compare, text, candidates = build_table1(columns, roots, compositions, method)
+    """Write ``table1.csv``, ``.compare.csv``, ``.md``, ``.candidates.csv`` and the cells'
+    replicates."""
+    resampler = bootstrap.Resampler()
+    cells, expanded, found = table1_cells(columns, roots, compositions, resampler)
+    wide, compare, text, candidates = render_table1(cells, expanded, found, method)
     write_outputs(out, wide, compare, text)
+    write_cell_replicates(out, cells, resampler)
     with atomic_path(out.with_suffix(".candidates.csv")) as tmp:
         candidates.to_csv(tmp, index=False)

@@ -102,11 +102,13 @@ class Inputs:
         return {g: spec["embeddings"] for g, spec in columns.items() if spec.get("embeddings")}
 
     def scores(self, wildcards) -> list[str]:
+        """Every Table 1 run's scores and items (its test-set bootstrap)."""
         return [
-            f"{RUNS}/{self.split()}/{embeddings}/{composition}/{variant}/scores.json"
+            f"{RUNS}/{self.split()}/{embeddings}/{composition}/{variant}/{name}"
             for embeddings in self.groups().values()
             for composition in self.block["compositions"]
             for variant in VARIANTS
+            for name in ("scores.json", "items.parquet")
         ]
 
     def leaderboard(self) -> dict[str, dict[str, str]]:

@@ -206,7 +206,7 @@ def _sst(args: argparse.Namespace) -> None:
         settings={**settings, "seed": seed},
     )
     write_json(Path(args.out), result)
-    log.info("SST: %s", result)
+    log.info("SST: %s", {k: v for k, v in result.items() if k != "test_correct"})
 
 
 def _table(args: argparse.Namespace) -> None:

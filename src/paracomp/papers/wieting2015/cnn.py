@@ -16,6 +16,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -63,15 +64,20 @@ def _padded(batch: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 @torch.no_grad()
-def accuracy(model: StaticCNN, split: Split, batch: int = 500) -> float:
+def correct(model: StaticCNN, split: Split, batch: int = 500) -> np.ndarray:
+    """Whether the model classifies each example of ``split`` right (bool, in order)."""
     model.eval()
-    correct = 0
+    found = []
     for start in range(0, len(split.ids), batch):
         ids, mask = _padded(split.ids[start : start + batch])
         predicted = model(ids, mask).argmax(1).numpy()
-        correct += int((predicted == split.labels[start : start + batch]).sum())
+        found.append(predicted == split.labels[start : start + batch])
     model.train()
-    return correct / len(split.ids)
+    return np.concatenate(found) if found else np.zeros(0, bool)
+
+
+def accuracy(model: StaticCNN, split: Split, batch: int = 500) -> float:
+    return float(correct(model, split, batch).sum()) / len(split.ids)
 
 
 def train_static_cnn(
@@ -87,9 +93,10 @@ def train_static_cnn(
     dropout: float = 0.5,
     eval_every: int = 3000,
     seed: int = 1,
-) -> dict[str, float | int]:
-    """Train and return the best development accuracy, the test accuracy of its parameters
-    and where it was reached (training examples seen)."""
+) -> dict[str, Any]:
+    """Train and return the best development accuracy, the test accuracy of its parameters,
+    whether it classifies each test example right (``test_correct``: the table's bootstrap
+    intervals) and where it was reached (training examples seen)."""
     generator = torch.Generator().manual_seed(seed)
     torch.manual_seed(seed)  # dropout masks
     model = StaticCNN(vectors, filters, dropout)
@@ -118,4 +125,6 @@ def train_static_cnn(
     if score > best["dev"]:
         best, best_state = {"dev": score, "seen": seen}, copy.deepcopy(model.state_dict())
     model.load_state_dict(best_state)
-    return {"dev": best["dev"], "test": accuracy(model, test), "seen": best["seen"], "of": seen}
+    hits = correct(model, test)
+    return {"dev": best["dev"], "test": float(hits.sum()) / len(test.ids), "seen": best["seen"],
+            "of": seen, "test_correct": hits.astype(int).tolist()}  # fmt: skip

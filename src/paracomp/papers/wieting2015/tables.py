@@ -6,7 +6,10 @@ absolute error (9). The significance marks are Steiger's one-tailed test at p < 
 (:mod:`paracomp.eval.significance`) against the baselines the paper names; a mark whose
 baseline is not computed here is left out of the table and said so, and every test's p-value
 is in the cell's note of the compare file. The wide table appends our marks to the numbers,
-as the paper prints them.
+as the paper prints them. The Spearman cells of Tables 3, 5 and 6 carry test-set bootstrap
+replicates (:func:`rho_cell`: every row on the same resamples of the set's items), Table 7's
+errors, Table 4's accuracies and Table 9's changes of error too (:func:`_range_replicates`,
+:func:`_accuracy_cell`, :func:`_change_replicates`); Table 8 (examples) has none.
 """
 
 from __future__ import annotations
@@ -20,12 +23,14 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from paracomp.eval import bootstrap
 from paracomp.eval.metrics import spearman
 from paracomp.eval.significance import compare
 from paracomp.papers.wieting2015.errors import (
     GOLD_BINS,
     LENGTH_BINS,
     OVERLAP_BINS,
+    bin_index,
     error_by_gold_range,
     error_change,
     to_gold_scale,
@@ -39,9 +44,9 @@ from paracomp.papers.wieting2015.overlap import (
 )
 from paracomp.papers.wieting2015.scoring import word_predictions
 from paracomp.registry import printed_table
-from paracomp.tables.build import Cell, compare_table, markdown, wide_table
+from paracomp.tables.build import Cell, compare_table, markdown, wide_table, with_intervals
 from paracomp.tables.printed import PrintedTable
-from paracomp.tables.write import write_outputs
+from paracomp.tables.write import write_cell_replicates, write_outputs
 
 PAPER = "wieting2015"
 ALPHA = 0.05
@@ -51,6 +56,19 @@ TREES = (
     "paracomp.models.trees.binary_tree turns dependency heads into trees once a parse is "
     "supplied as heads1/heads2 columns); a bigram is one node either way"
 )
+
+
+RESAMPLER = bootstrap.Resampler()
+
+
+def rho_cell(gold: np.ndarray, pred: np.ndarray, key: str, data: str, reason: str = "") -> Cell:
+    """Spearman's ρ of ``pred`` against ``gold`` with its replicates on the resamples of test
+    set ``key`` (its items in ``gold``'s order, the same for every row)."""
+    value, noise = spearman(gold, pred), bootstrap.too_few(len(gold), key)
+    if noise:
+        return Cell(value, data, reason, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(key, len(gold)))
+    return Cell(value, data, reason, bootstrap.spearman(counts, gold, pred), (key,))
 
 
 @dataclass
@@ -156,7 +174,7 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
                 gold, pred, {"*": ("the initial vectors", preds["skipgram_25"][0])}
             )
             reason += " (the paper's * is over 1000-d skip-gram, which is unavailable)"
-        built.cells[row, "sl999"] = Cell(spearman(row_gold, pred), data, reason)
+        built.cells[row, "sl999"] = rho_cell(row_gold, pred, "wieting2015/simlex999", data, reason)
     built.cells["skipgram_1000", "sl999"] = Cell(
         None, "", "1000-d skip-gram vectors of Wikipedia 2013 are unobtainable"
     )
@@ -188,6 +206,23 @@ SST_ROWS = {"skipgram_25": "d25", "skipgram_50": "d50", "paragram_25": "paragram
 SST_NAMES = {"d25": "GloVe 6B PCA 25d", "d50": "GloVe 6B 50d", "paragram": "our PARAGRAM"}
 
 
+SST_TEST = "sst-binary/test"
+
+
+def _accuracy_cell(result: Mapping[str, Any], data: str, scale: float) -> Cell:
+    """A Table 4 cell with its test accuracy on every resample of the SST test sentences
+    (every row on the same resamples), from the result's ``test_correct``."""
+    value = result["test"] * scale
+    hits = result.get("test_correct")
+    if hits is None:
+        return Cell(value, data, noise="no interval: the result keeps no test predictions")
+    noise = bootstrap.too_few(len(hits), SST_TEST)
+    if noise:
+        return Cell(value, data, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(SST_TEST, len(hits)))
+    return Cell(value, data, "", bootstrap.mean(counts, np.asarray(hits)) * scale, (SST_TEST,))
+
+
 def table4(src: Sources, columns: Mapping[str, Any], scale: float) -> Built:
     built = Built()
     results = {k: _json(p) for k, p in _by_stem(src.sst).items()}
@@ -198,7 +233,7 @@ def table4(src: Sources, columns: Mapping[str, Any], scale: float) -> Built:
             f" / test {result['test_n']:,}; best dev accuracy {100 * result['dev']:.1f} after "
             f"{result['seen']:,} of {result['of']:,} training examples"
         )
-        built.cells[row, "accuracy"] = Cell(result["test"] * scale, data)
+        built.cells[row, "accuracy"] = _accuracy_cell(result, data, scale)
     return built
 
 
@@ -251,7 +286,7 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
     built = Built()
     found = PhraseScores.load(src)
     rows = ("skipgram_add", "paragram_add", "paragram_rnn")
-    values: dict[str, list[float]] = {r: [] for r in rows}
+    values: dict[str, list[Cell]] = {r: [] for r in rows}
     for kind in TYPES:
         column = f"ml_{kind}"
         parts = {
@@ -268,8 +303,6 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
         )
         for row, part in parts.items():
             gold, pred = points[row]
-            value = spearman(gold, pred)
-            values[row].append(value)
             oov = int(part.drop_duplicates(["s1", "s2"])["oov"].sum())
             data = f"{where}; {oov} pairs with out-of-vocabulary words"
             if row == "paragram_rnn":
@@ -283,9 +316,16 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
                     baselines["†"] = ("PARAGRAM +", points["paragram_add"][1])
                 baselines["‡"] = ("Hashimoto et al.", None)
                 built.marks[row, column], reason = steiger_marks(gold, pred, baselines)
-            built.cells[row, column] = Cell(value, data, reason)
+            key = f"ml2010/{kind}/test/{ml}"
+            built.cells[row, column] = rho_cell(gold, pred, key, data, reason)
+            values[row].append(built.cells[row, column])
     for row in rows:
-        built.cells[row, "ml_avg"] = Cell(float(np.mean(values[row])), "mean of JN, NN and VN")
+        each = values[row]
+        boot = None if any(c.boot is None for c in each) else np.mean([c.boot for c in each], 0)
+        built.cells[row, "ml_avg"] = Cell(
+            float(np.mean([c.value for c in each])), "mean of JN, NN and VN", "", boot,
+            tuple(k for c in each for k in c.sets), next((c.noise for c in each if c.noise), ""),
+        )  # fmt: skip
     for column in ("ml_jn", "ml_nn", "ml_vn", "ml_avg"):
         built.cells["hashimoto2014", column] = Cell(
             None, "", "Hashimoto et al.'s (2014) PAS-CLBLM vectors are unavailable here"
@@ -313,6 +353,9 @@ def _lexical_pairs(path: Path) -> set[tuple[str, str]]:
     return set(zip(table["s1"], table["s2"], strict=True))
 
 
+ANNOTATED = "annotated-ppdb/all/test"
+
+
 def table6(src: Sources, columns: Mapping[str, Any]) -> Built:
     built = Built()
     found = PhraseScores.load(src)
@@ -333,21 +376,21 @@ def table6(src: Sources, columns: Mapping[str, Any]) -> Built:
                 baselines["†"] = ("PARAGRAM +", parts["paragram_add"]["pred"].to_numpy())
                 baselines["‡"] = ("PPDB+SVR", None)
             built.marks[row, "annotated_ppdb"], reason = steiger_marks(gold, pred, baselines)
-        built.cells[row, "annotated_ppdb"] = Cell(spearman(gold, pred), data, reason)
+        built.cells[row, "annotated_ppdb"] = rho_cell(gold, pred, ANNOTATED, data, reason)
     test = parts["skipgram_add"]
     lemma = _lemmatizer(src.wordnet)
     strict = [strict_overlap(a, b) for a, b in zip(test["s1"], test["s2"], strict=True)]
     lemmatized = [
         lemmatized_overlap(a, b, lemma) for a, b in zip(test["s1"], test["s2"], strict=True)
     ]
-    built.cells["overlap_strict", "annotated_ppdb"] = Cell(
-        spearman(gold, np.array(strict)),
+    built.cells["overlap_strict", "annotated_ppdb"] = rho_cell(
+        gold, np.array(strict, np.float64), ANNOTATED,
         f"{where}; share of the smaller phrase's tokens in the other",
-    )
-    built.cells["overlap_lemmatized", "annotated_ppdb"] = Cell(
-        spearman(gold, np.array(lemmatized)),
+    )  # fmt: skip
+    built.cells["overlap_lemmatized", "annotated_ppdb"] = rho_cell(
+        gold, np.array(lemmatized, np.float64), ANNOTATED,
         f"{where}; the same after WordNet 3.0 lemmatisation (verbs first, no tagger)",
-    )
+    )  # fmt: skip
     built.cells["ganitkevitch2013", "annotated_ppdb"] = Cell(
         None,
         "",
@@ -384,6 +427,23 @@ def _mapped(part: pd.DataFrame, how: str) -> np.ndarray:
     return to_gold_scale(part["pred"].to_numpy(), how)
 
 
+def _range_replicates(cell: Cell, gold: np.ndarray, mapped: np.ndarray, i: int, n: int) -> Cell:
+    """A Table 7 cell with its replicates: the mean absolute error of the pairs in gold range
+    ``i`` on every resample of the Annotated-PPDB test pairs (no interval under 10 pairs)."""
+    if cell.value is None:
+        return cell
+    noise = bootstrap.too_few(n, f"{ANNOTATED} in gold range {i + 1}")
+    if noise:
+        return Cell(cell.value, cell.data, cell.reason, noise=noise)
+    low, high = GOLD_BINS[i]
+    inside = (gold >= low) & ((gold <= high) if i == len(GOLD_BINS) - 1 else (gold < high))
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(ANNOTATED, len(gold)))
+    weights = counts @ inside.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = counts @ (np.abs(mapped - gold) * inside) / weights
+    return Cell(cell.value, cell.data, cell.reason, boot, (ANNOTATED,))
+
+
 def table7(src: Sources, columns: Mapping[str, Any], how: str) -> Built:
     built = Built()
     parts = _annotated(PhraseScores.load(src))
@@ -394,10 +454,12 @@ def table7(src: Sources, columns: Mapping[str, Any], how: str) -> Built:
         for lo, hi in GOLD_BINS
     ]
     for column, model in (("add", "paragram_add"), ("rnn", "paragram_rnn")):
-        errors = error_by_gold_range(gold, _mapped(parts[model], how))
-        for row, value, n in zip(rows, errors, counts, strict=True):
+        mapped = _mapped(parts[model], how)
+        errors = error_by_gold_range(gold, mapped)
+        for i, (row, value, n) in enumerate(zip(rows, errors, counts, strict=True)):
             data = f"Annotated-PPDB test, {n} pairs in the range; cosines mapped to [1, 5] ({how})"
-            built.cells[row, column] = Cell(value, data, "" if value is not None else "no pair")
+            cell = Cell(value, data, "" if value is not None else "no pair")
+            built.cells[row, column] = _range_replicates(cell, gold, mapped, i, n)
     built.notes.append(TREES)
     return built
 
@@ -439,6 +501,32 @@ def table8(src: Sources, columns: Mapping[str, Any], printed: PrintedTable, how:
     return built
 
 
+ERROR_GROUPS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
+    "positive": lambda gold: gold > 4,
+    "negative": lambda gold: gold < 2,
+    "both": lambda gold: (gold > 4) | (gold < 2),
+}
+"""Table 9's groups of pairs by gold score (as :func:`error_change` forms them)."""
+
+
+def _change_replicates(
+    cell: Cell, gold: np.ndarray, add: np.ndarray, rnn: np.ndarray, inside: np.ndarray
+) -> Cell:
+    """A Table 9 cell with its replicates: the relative change of the mean absolute error
+    from the additive model to the RNN among the ``inside`` pairs, on every resample of the
+    Annotated-PPDB test pairs."""
+    if cell.value is None:
+        return cell
+    noise = bootstrap.too_few(int(inside.sum()), f"{ANNOTATED} in this cell")
+    if noise:
+        return Cell(cell.value, cell.data, cell.reason, noise=noise)
+    counts = RESAMPLER.counts(bootstrap.Sample.whole(ANNOTATED, len(gold)))
+    base = counts @ (np.abs(add - gold) * inside)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        boot = counts @ (np.abs(rnn - gold) * inside) / base - 1.0
+    return Cell(cell.value, cell.data, cell.reason, boot, (ANNOTATED,))
+
+
 def table9(src: Sources, how: str) -> dict[str, Built]:
     found = PhraseScores.load(src)
     parts = _annotated(found)
@@ -458,13 +546,16 @@ def table9(src: Sources, how: str) -> dict[str, Built]:
     for key, (values, edges) in ratios.items():
         block = Built()
         change = error_change(gold, add, rnn, values, edges)
+        bins = bin_index(values, edges)
         for group, row in change.items():
-            for column, value in zip(("low", "mid", "high"), row, strict=True):
-                block.cells[group, column] = Cell(
+            for b, (column, value) in enumerate(zip(("low", "mid", "high"), row, strict=True)):
+                cell = Cell(
                     None if value is None else value / 100.0,
                     f"Annotated-PPDB test; cosines mapped to [1, 5] ({how})",
                     "" if value is not None else "no pair in the cell",
                 )
+                inside = ERROR_GROUPS[group](gold) & (bins == b)
+                block.cells[group, column] = _change_replicates(cell, gold, add, rnn, inside)
         block.notes.append(TREES)
         built[key] = block
     return built
@@ -479,7 +570,7 @@ def _scaled(built: Built, printed: PrintedTable, text_columns: Sequence[str] = (
         return
     for key, cell in built.cells.items():
         if isinstance(cell.value, (int, float)) and key[1] not in text_columns:
-            built.cells[key] = Cell(cell.value * printed.scale, cell.data, cell.reason)
+            built.cells[key] = cell.scaled(printed.scale)
 
 
 def render(
@@ -516,7 +607,9 @@ def render(
         else s
         for c, s in columns.items()
     }
-    text = markdown(printed, wide, compare, described, setting)
+    text = markdown(
+        printed, with_intervals(wide, printed, built.cells), compare, described, setting
+    )
     if built.notes:
         text += "\nNotes:\n" + "".join(f"- {n}\n" for n in built.notes)
     return wide, compare, text
@@ -596,6 +689,12 @@ def write_table(
     columns, text = spec.get("columns", {}), _setting_text(setting)
     built = build_tables(table, src, spec, setting, unavailable)
     parts = [render(printed, cells, columns, text) for printed, cells in built]
+    merged = {
+        (f"{p.key.removeprefix('table9_')}:{r}" if len(built) > 1 else r, c): cell
+        for p, b in built
+        for (r, c), cell in b.cells.items()
+    }
+    write_cell_replicates(out, merged, RESAMPLER)
     if len(parts) == 1:
         write_outputs(out, *parts[0])
         return

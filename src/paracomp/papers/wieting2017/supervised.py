@@ -169,7 +169,8 @@ def train_supervised(
     on_best: Callable[[SupervisedModel], None] | None = None,
 ) -> dict[str, Any]:
     """Train on the ``train`` part of ``frame``, select the epoch by ``dev`` Pearson, report
-    its ``test`` Pearson (×100); ``settings``: epochs, batch_size, lr, hidden, dropout,
+    its ``test`` Pearson (×100) and the test pairs' gold and predictions (``test_gold``,
+    ``test_pred``: the table's bootstrap intervals); ``settings``: epochs, batch_size, lr, hidden, dropout,
     word_dropout, scramble, reg_initial, reg_composer, seed. On ``device`` (the data and
     the noise's draws stay on the CPU). ``gridded``: the composer runs as a
     :class:`~paracomp.train.cuda_graph.GriddedComposer`, replayed from CUDA graphs on CUDA.
@@ -208,7 +209,7 @@ def train_supervised(
         model.train()
         return np.concatenate(out) if out else np.zeros(0)
 
-    best = {"dev": -math.inf, "test": math.nan, "epoch": 0}
+    best = {"dev": -math.inf, "test": math.nan, "epoch": 0, "pred": np.zeros(0)}
     for epoch in range(1, settings["epochs"] + 1):
         order = rng.permutation(parts["train"])
         for s in range(0, len(order), settings["batch_size"]):
@@ -235,8 +236,9 @@ def train_supervised(
             optimizer.step()
         dev = pearson(predict(parts["dev"]), data.gold[parts["dev"]])
         if dev > best["dev"]:
-            test = pearson(predict(parts["test"]), data.gold[parts["test"]])
-            best = {"dev": dev, "test": test, "epoch": epoch}
+            pred = predict(parts["test"])
+            test = pearson(pred, data.gold[parts["test"]])
+            best = {"dev": dev, "test": test, "epoch": epoch, "pred": pred}
             if on_best is not None:
                 on_best(model)
         log.info("%s epoch %d: dev r %.4f (best %.4f, epoch %d)", task, epoch, dev,
@@ -247,6 +249,8 @@ def train_supervised(
         "test_pearson": 100.0 * best["test"],
         "epoch": best["epoch"],
         "n": {p: int(len(v)) for p, v in parts.items()},
+        "test_gold": data.gold[parts["test"]].tolist(),
+        "test_pred": np.asarray(best["pred"], np.float64).tolist(),
         "seconds": time.perf_counter() - start,
     }
 

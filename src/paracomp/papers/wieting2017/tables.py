@@ -5,7 +5,10 @@ Every cell is computed or empty with its reason. Tables 1-3: the mean Pearson r 
 Table 1 and the "2016 STS" columns: by the STS 2016 mean, "Oracle": by the 22-set mean
 itself). Table 4: per-subset r of AVG, LSTMAVG and GRAN picked by STS 2016 (its printed body is
 missing from the paper's text we have: no paper column). Table 7: the error examples, by the
-rule of the paper's §5.1 (see :func:`table7`).
+rule of the paper's §5.1 (see :func:`table7`). A cell of Tables 1-4 carries its test-set
+bootstrap replicates from the picked point's ``pairs.parquet`` (:mod:`paracomp.tables.intervals`;
+the point's selection is not redone on each resample); Tables 5, 6 and 8 from the test pairs
+their records keep.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import numpy as np
 import pandas as pd
 
 from paracomp.arguments import key_value_pairs
+from paracomp.eval import bootstrap
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
     STS_SUBSETS,
@@ -42,8 +46,9 @@ from paracomp.tables.build import (
     titled_grid,
     wide_table,
 )
+from paracomp.tables.intervals import mean_replicates, read_pairs
 from paracomp.tables.printed import PrintedTable
-from paracomp.tables.write import write_outputs
+from paracomp.tables.write import write_cell_replicates, write_outputs
 
 PAPER = "wieting2017"
 MISSING_BODY = (
@@ -119,8 +124,27 @@ def describe_point(point: PointScores, criterion: str, n_points: int) -> str:
     )
 
 
-def selected_cell(runs: Mapping[str, list[PointScores]], run: str, criterion: str) -> Cell:
-    """The 22-set mean of the point of ``run`` that ``criterion`` picks."""
+def point_replicates(
+    point: PointScores, subsets: Sequence[tuple[str, str]], resampler: bootstrap.Resampler
+) -> dict[str, Any]:
+    """A cell's ``boot`` (×100) and ``sets``, or its ``noise``: the mean r over those of
+    ``subsets`` the point scored, on every resample of its ``pairs.parquet``."""
+    if point.folder is None or not (point.folder / "pairs.parquet").exists():
+        return {"noise": "no interval: the point's pairs.parquet is not there"}
+    scored = [k for k in subsets if k in point.pearson]
+    reps, keys, reason = mean_replicates(read_pairs(point.folder / "pairs.parquet"), scored,
+                                         resampler)  # fmt: skip
+    return {"noise": reason} if reps is None else {"boot": 100.0 * reps, "sets": keys}
+
+
+def selected_cell(
+    runs: Mapping[str, list[PointScores]],
+    run: str,
+    criterion: str,
+    resampler: bootstrap.Resampler | None = None,
+) -> Cell:
+    """The 22-set mean of the point of ``run`` that ``criterion`` picks, with its replicates
+    on ``resampler``'s resamples (a default one if None)."""
     if run not in runs:
         return Cell(None, "", _not_configured(run))
     point = select(runs[run], criterion)
@@ -131,22 +155,23 @@ def selected_cell(runs: Mapping[str, list[PointScores]], run: str, criterion: st
     notes = point.missing(TRANSFER_SUBSETS)
     if point.collapse is not None:
         notes.insert(0, COLLAPSED.format(loss=point.collapse))
+    boot = point_replicates(point, TRANSFER_SUBSETS, resampler or bootstrap.Resampler())
     return Cell(point.mean(TRANSFER_SUBSETS), describe_point(point, criterion, len(runs[run])),
-                "; ".join(notes))  # fmt: skip
+                "; ".join(notes), **boot)  # fmt: skip
 
 
-def table1(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+def table1(runs, printed: PrintedTable, resampler=None) -> dict[tuple[str, str], Cell]:
     return {
-        (row, col): selected_cell(runs, TABLE_RUNS["table1"][row, col], "sts2016")
+        (row, col): selected_cell(runs, TABLE_RUNS["table1"][row, col], "sts2016", resampler)
         for row in printed.rows
         for col in printed.columns
     }
 
 
 def selection_table(table: str):
-    def build(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+    def build(runs, printed: PrintedTable, resampler=None) -> dict[tuple[str, str], Cell]:
         return {
-            (row, col): selected_cell(runs, TABLE_RUNS[table][row, col], col)
+            (row, col): selected_cell(runs, TABLE_RUNS[table][row, col], col, resampler)
             for row in printed.rows
             for col in printed.columns
         }
@@ -178,7 +203,8 @@ def omitted_tables() -> list[dict[str, Any]]:
     return safe_load(resource(PAPER, "printed.yaml").read_text())["omitted_tables"]
 
 
-def table4(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
+def table4(runs, printed: PrintedTable, resampler=None) -> dict[tuple[str, str], Cell]:
+    resampler = resampler or bootstrap.Resampler()
     cells = {}
     for col in printed.columns:
         run = TABLE_RUNS["table4"]["*", col]
@@ -190,11 +216,13 @@ def table4(runs, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
                 continue
             data = describe_point(point, "sts2016", len(runs[run]))
             if row == "mean":
-                cells[row, col] = Cell(point.mean(TRANSFER_SUBSETS), data)
+                boot = point_replicates(point, TRANSFER_SUBSETS, resampler)
+                cells[row, col] = Cell(point.mean(TRANSFER_SUBSETS), data, **boot)
                 continue
             key = tuple(row.split("/", 1))
             if key in point.pearson:
-                cells[row, col] = Cell(100.0 * point.pearson[key], data)
+                boot = point_replicates(point, [key], resampler)  # type: ignore[list-item]
+                cells[row, col] = Cell(100.0 * point.pearson[key], data, **boot)
             else:
                 cells[row, col] = Cell(None, data, point.reason(key))
     return cells
@@ -354,6 +382,7 @@ def render(
     :func:`setting_lines` by default; ``no_paper``: why a table without printed values has
     no paper column, :data:`MISSING_BODY` by default)."""
     wide = wide_table(printed, cells)
+    shown = wide_table(printed, cells, intervals=True)
     compare = compare_table(printed, cells, {})
     if printed.key == "table7":  # our pairs are not the paper's: no deltas
         compare["delta"] = None
@@ -362,7 +391,7 @@ def render(
             lambda n: "; ".join(x for x in (no_paper or MISSING_BODY, n) if x)
         )
     lines = [
-        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, wide),
+        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, shown),
         summary(compare),
         "",
         *(lines_of or setting_lines)(setting),
@@ -383,6 +412,7 @@ def write_transfer_table(
     """Build transfer table ``table`` from the ``run=folder`` points and write its files;
     ``initial``: the initial vectors' scores (:func:`below_initial`, Tables 1-3)."""
     runs = load_points(points)
+    resampler = bootstrap.Resampler()
     TRAINING_DATA.clear()
     ppdb = f"PPDB ({', '.join(setting['ppdb']['datasets'])}) sampled to the sentence pairs' tokens"
     for run, spec in setting.get("runs", {}).items():
@@ -390,7 +420,7 @@ def write_transfer_table(
     extra = []
     if table == "table4":
         printed = table4_printed()
-        cells = table4(runs, printed)
+        cells = table4(runs, printed, resampler)
         extra.append(f"Paper column: {MISSING_BODY}.")
     elif table == "table7":
         printed = table7_printed()
@@ -405,16 +435,17 @@ def write_transfer_table(
         ]
     elif table == "table1":
         printed = printed_table(PAPER, table)
-        cells = table1(runs, printed)
+        cells = table1(runs, printed, resampler)
     else:
         printed = printed_table(PAPER, table)
-        cells = selection_table(table)(runs, printed)
+        cells = selection_table(table)(runs, printed, resampler)
     if initial is not None and table in ("table1", "table2", "table3"):
         cells, line = below_initial(cells, pd.read_csv(initial), setting["init"]["embeddings"])
         extra.append(line)
     if table == "table3" and "gran5" in setting.get("composers", {}):
         extra.append(GRAN5_READOUT.format(composer=setting["composers"]["gran5"]))
     write_outputs(out, *render(printed, cells, setting, extra))
+    write_cell_replicates(out, cells, resampler)
 
 
 # -- supervised Tables 5, 6, 8 ------------------------------------------------------------
@@ -449,13 +480,32 @@ def pick_supervised(records: Sequence[Mapping[str, Any]]) -> Mapping[str, Any]:
     return max(sorted(records, key=lambda r: r["index"]), key=lambda r: r["dev_pearson"])
 
 
+def supervised_replicates(
+    cell: Cell, record: Mapping[str, Any], task: str, resampler: bootstrap.Resampler
+) -> Cell:
+    """``cell`` with its test Pearson ×100 on every resample of the task's test pairs (kept in
+    the ``record``; the same split for every run: paired), or why none."""
+    gold, pred = record.get("test_gold"), record.get("test_pred")
+    if gold is None or pred is None:
+        return dataclasses.replace(cell, noise="no interval: the record keeps no test pairs")
+    key = f"wieting2017/supervised-{task}/test"
+    noise = bootstrap.too_few(len(gold), key)
+    if noise:
+        return dataclasses.replace(cell, noise=noise)
+    counts = resampler.counts(bootstrap.Sample.whole(key, len(gold)))
+    boot = 100.0 * bootstrap.pearson(counts, np.asarray(pred), np.asarray(gold))
+    return dataclasses.replace(cell, boot=boot, sets=(key,))
+
+
 def supervised_cells(
     records: Mapping[str, Mapping[str, list[dict]]],
     printed: PrintedTable,
     run_of: Mapping[str, str],
+    resampler: bootstrap.Resampler | None = None,
 ) -> dict[tuple[str, str], Cell]:
     """Test Pearson r ×100 of each row's run per task, the grid point picked by validation
-    r; ``avg`` the mean of the two."""
+    r, with its replicates; ``avg`` the mean of the two."""
+    resampler = resampler or bootstrap.Resampler()
     cells: dict[tuple[str, str], Cell] = {}
     for row in printed.rows:
         run = run_of[row]
@@ -476,11 +526,20 @@ def supervised_cells(
                 + (f"; initialised from {best['source']}" if "universal" in best["source"] else "")
             )
             note = f"absent STS subsets: {', '.join(missing)}" if missing else ""
-            cells[row, task] = Cell(best["test_pearson"], data, note)
+            cells[row, task] = supervised_replicates(
+                Cell(best["test_pearson"], data, note), best, task, resampler
+            )
         if "avg" in printed.columns:
-            both = [cells[row, t].value for t in ("sts", "sick")]
+            pair = [cells[row, t] for t in ("sts", "sick")]
+            both = [c.value for c in pair]
             if all(v is not None for v in both):
-                cells[row, "avg"] = Cell(sum(both) / 2, "mean of the STS and SICK cells")
+                boots = [c.boot for c in pair]
+                cells[row, "avg"] = Cell(
+                    sum(both) / 2, "mean of the STS and SICK cells", "",  # type: ignore[arg-type]
+                    None if any(b is None for b in boots) else (boots[0] + boots[1]) / 2,
+                    tuple(k for c in pair for k in c.sets),
+                    next((c.noise for c in pair if c.noise), ""),
+                )  # fmt: skip
             else:
                 cells[row, "avg"] = Cell(None, "", "needs both the STS and the SICK cell")
     return cells
@@ -509,7 +568,9 @@ def write_supervised_table(
 ) -> None:
     found = load_records(records)
     printed = table5_printed() if table == "table5" else printed_table(PAPER, table)
-    cells = supervised_cells(found, printed, SUPERVISED_RUNS[table])
+    resampler = bootstrap.Resampler()
+    cells = supervised_cells(found, printed, SUPERVISED_RUNS[table], resampler)
     extra = [f"Paper column: {MISSING_BODY}."] if table == "table5" else []
     wide, compare, markdown = render(printed, cells, setting, extra, supervised_setting_lines)
     write_outputs(out, wide, compare, markdown)
+    write_cell_replicates(out, cells, resampler)
