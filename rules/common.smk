@@ -299,6 +299,10 @@ RUN_DATA: dict = {}
 """paper -> function(data name) -> training set artefact of its runs (papers register)."""
 TUNING_DATA: dict = {}
 """paper -> function(data name) -> tuning subset artefact of its runs (papers register)."""
+RUN_INIT: dict = {}
+"""paper -> function(run name) -> the embeddings artefact its word rows start from, or None
+(random rows); the tuning and final runs read it as ``--init`` (papers register; not with
+``training.stack_grid``, whose ``train-stack`` takes no initial rows)."""
 
 
 def runs_of(paper: str) -> dict:
@@ -436,10 +440,18 @@ def tuning_set_path(wildcards) -> str:
     return f"resources/sets/{tuning_of(wildcards.paper)['set']}.parquet"
 
 
+def run_init(wildcards) -> dict:
+    """``init``: the initial word rows a paper registers for the run (RUN_INIT), if any."""
+    found = RUN_INIT.get(wildcards.paper)
+    path = None if found is None else found(wildcards.run)
+    return {} if path is None else {"init": path}
+
+
 def tune_inputs(wildcards) -> dict:
     return {
         "pairs": TUNING_DATA[wildcards.paper](run_spec(wildcards)["data"]),
         "tuning": tuning_set_path(wildcards),
+        **run_init(wildcards),
     }
 
 
@@ -496,6 +508,7 @@ def train_inputs(wildcards) -> dict:
         "pairs": RUN_DATA[wildcards.paper](spec["data"]),
         "selected": f"results/{wildcards.paper}/tuning/{tuned}.selected.json",
         "tuning": tuning_set_path(wildcards),
+        **run_init(wildcards),
     }
 
 

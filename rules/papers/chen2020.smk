@@ -4,6 +4,7 @@
 # tune_point, select_point, train_model), the sentences and scores of every model and
 # baseline, and Tables 1-8 (all built here: CUSTOM_TABLES).
 from paracomp.papers.chen2020.workflow import (
+    INIT as CHEN2020_INIT,
     PARANMT_PAIRS as CHEN2020_PARANMT_PAIRS,
     SCORES as CHEN2020_SCORES,
     SENTENCES as CHEN2020_SENTENCES,
@@ -28,15 +29,23 @@ CHEN2020_IN = Chen2020Inputs(
     dataset_folder("paranmt-5m"),
     EVAL["tokenizer"],
     EVAL["lowercase"],
+    CHEN2020["init"] and embeddings_missing(CHEN2020["init"]["embeddings"]),
 )
 RUN_DATA["chen2020"] = CHEN2020_IN.data
 TUNING_DATA["chen2020"] = CHEN2020_IN.tuning_data
+RUN_INIT["chen2020"] = CHEN2020_IN.run_init
+if CHEN2020_IN.init() and "chen2020" in STACKING:
+    raise ValueError(
+        "papers.chen2020.init: paracomp train-stack (training.stack_grid) takes no initial"
+        " rows; set init: null or leave chen2020 out of stack_grid"
+    )
 if "runs" in CHEN2020:
     PAPER_EXTRAS["chen2020"].append("results/chen2020/tuning.csv")
 
 
 wildcard_constraints:
     scorer="|".join(CHEN2020_IN.models()),
+    layout="vectors|operators",
     score_table="table1|table2|table3|table4|table7|table8",
 
 
@@ -83,6 +92,28 @@ rule chen2020_subsets:
     shell:
         "paracomp chen2020 subsets --input {input:q} --params {params.settings:q}"
         " --out {output.train:q} --tuning {output.tuning:q} > {log} 2>&1"
+
+
+rule chen2020_init:
+    input:
+        unpack(CHEN2020_IN.init_inputs),
+    output:
+        CHEN2020_INIT,
+    log:
+        "logs/chen2020/init/{layout}.log",
+    benchmark:
+        "benchmarks/snakemake/chen2020/init/{layout}.tsv"
+    params:
+        args=CHEN2020_IN.init_args,
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp chen2020 init --embeddings {input.embeddings:q} --pairs {input.pairs:q}"
+        " --sentences {input.sentences:q} {params.args} --layout {wildcards.layout}"
+        " --out {output:q} > {log} 2>&1"
 
 
 rule chen2020_sentences:
