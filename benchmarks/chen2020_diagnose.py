@@ -7,7 +7,8 @@ STS-B test Pearson r as Table 8 scores it and under other readings of the same r
 
 For every run folder: the loss and the tuning r of each epoch (``curve.parquet``); the STS-B
 test pairs with a word the run does not know and its r with the cosine of ``[μ ; σ²]`` (the
-paper's, Gaussian runs) or of the vectors, of ``μ`` alone, and of ``σ²`` alone; the median
+paper's, Gaussian runs) or of the vectors, of ``μ`` alone, of ``σ²`` alone, and with the
+training score itself (the log expected inner product, Gaussian runs); the median
 and spread of the test sentences' ``log σ²`` per dimension. With ``--scores``, each model's
 share of unknown tokens per specificity set (``results/chen2020/scores/<model>.json``). With
 ``--vocab PAIRS``, the unknown words of a table of the pairs' own words seen ``--min-count``
@@ -35,8 +36,11 @@ def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def diagnose(run: Path, sts: pd.DataFrame, tokenizer: str, lowercase: bool) -> dict:
+    import torch
+
     from paracomp.eval.tokens import tokenize_all
     from paracomp.eval.trained import load_run
+    from paracomp.losses.gaussian import log_expected_inner_product
     from paracomp.models import PROBABILISTIC_COMPOSERS
 
     config, encoder = load_run(run)
@@ -55,6 +59,8 @@ def diagnose(run: Path, sts: pd.DataFrame, tokenizer: str, lowercase: bool) -> d
         found["r_mu_var"] = _pearson(_cos(*both), gold)
         found["r_mu"] = _pearson(_cos(a[:, :k], b[:, :k]), gold)
         found["r_var"] = _pearson(_cos(var_a, var_b), gold)
+        eip = log_expected_inner_product(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        found["r_log_eip"] = _pearson(eip, gold)
         log_var = np.concatenate([a[:, k:], b[:, k:]])
         found["log_var_median"] = float(np.median(log_var))
         found["log_var_p05_p95"] = [float(np.percentile(log_var, q)) for q in (5, 95)]
