@@ -25,7 +25,7 @@ from paracomp.data.catalog import (
 from paracomp.atomic import unwritable as unwritable_folders
 from paracomp.errors import WriteError, named
 from paracomp.papers import PAPERS
-from paracomp.registration import Registration, Registrations
+from paracomp.registration import Registration, Registrations, built_embeddings
 from paracomp.registry import (
     check_generic_tables,
     check_paper,
@@ -166,6 +166,11 @@ REGISTRATIONS = Registrations(PAPERS)
 (paracomp.registration.Registration); the generic rules read them after every paper's."""
 
 
+BUILT_EMBEDDINGS = built_embeddings(PAPERS, BLOCKS)
+"""Embeddings a paper's rules build -> the raw datasets they need (each paper's package
+declares its own), known before any paper's rules file is read."""
+
+
 def register(registration: Registration) -> Registration:
     return REGISTRATIONS.register(registration)
 
@@ -173,7 +178,7 @@ def register(registration: Registration) -> Registration:
 def embeddings_missing(name: str) -> str | None:
     """Why the embeddings ``name`` cannot be built here (a paper's rules build them and a raw
     dataset they need has no configured source), else None."""
-    needs = REGISTRATIONS.built_embeddings().get(name, ())
+    needs = BUILT_EMBEDDINGS.get(name, ())
     missing = [d for d in needs if dataset_folder(d) is None]
     if not missing:
         return None
@@ -481,10 +486,19 @@ def registered_data(paper: str, kind: str):
     return found
 
 
+def run_init(wildcards) -> dict:
+    """``init``: the initial word rows a paper registers for the run (Registration.run_init),
+    if any."""
+    found = REGISTRATIONS[wildcards.paper].run_init
+    path = None if found is None else found(wildcards.run)
+    return {} if path is None else {"init": path}
+
+
 def tune_inputs(wildcards) -> dict:
     return {
         "pairs": registered_data(wildcards.paper, "tuning_data")(run_spec(wildcards)["data"]),
         "tuning": tuning_set_path(wildcards),
+        **run_init(wildcards),
     }
 
 
@@ -543,6 +557,7 @@ def train_inputs(wildcards) -> dict:
         "pairs": registered_data(wildcards.paper, "run_data")(spec["data"]),
         "selected": f"results/{wildcards.paper}/tuning/{tuned}.selected.json",
         "tuning": tuning_set_path(wildcards),
+        **run_init(wildcards),
     }
 
 

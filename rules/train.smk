@@ -4,7 +4,8 @@
 # selection per run, the final runs and the tuning report.
 # Resources come from config `training` (threads, gpu, mem_mb, runtime), so the same rules ask
 # SLURM for GPUs on a cluster and run on CPU on a laptop. A paper's rules file registers the
-# artefacts its runs' `data` names (Registration.run_data and .tuning_data, rules/common.smk).
+# artefacts its runs' `data` names and their initial word rows (Registration.run_data,
+# .tuning_data and .run_init, rules/common.smk).
 
 
 rule tune_point:
@@ -20,6 +21,7 @@ rule tune_point:
         base=tune_params,
         point=tuning_point_json,
         tuning=tuning_args,
+        trainer=scored_trainer_args,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -31,7 +33,7 @@ rule tune_point:
     shell:
         "paracomp train --pairs {input.pairs:q} --params {params.base:q} --point {params.point:q}"
         " --out results/{wildcards.paper}/tuning/{wildcards.run}/{wildcards.point}"
-        " --record {output:q} --tune-set {input.tuning:q} {params.tuning}"
+        " --record {output:q} --tune-set {input.tuning:q} {params.tuning} {params.trainer}"
         " --threads {threads} --device {params.device} > {log} 2>&1"
 
 
@@ -152,6 +154,7 @@ rule train_model:
     params:
         base=final_params,
         tuning=tuning_args,
+        trainer=scored_trainer_args,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -163,5 +166,5 @@ rule train_model:
     shell:
         "paracomp train --pairs {input.pairs:q} --params {params.base:q}"
         " --selected {input.selected:q} --out results/{wildcards.paper}/runs/{wildcards.run}"
-        " --record {output.record:q} --tune-set {input.tuning:q} {params.tuning}"
+        " --record {output.record:q} --tune-set {input.tuning:q} {params.tuning} {params.trainer}"
         " --threads {threads} --device {params.device} > {log} 2>&1"

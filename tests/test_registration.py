@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from paracomp.errors import ConfigError
-from paracomp.registration import Registration, Registrations
+from paracomp.registration import Registration, Registrations, built_embeddings
 
 
 class _Grid:
@@ -39,9 +39,8 @@ def test_a_registration_is_read_once_every_paper_registered() -> None:
         registry.point_grids()
     with pytest.raises(ConfigError, match=r"rules/papers/p2\.smk: read before it registered"):
         registry["p2"]
-    registry.register(Registration("p2", built_embeddings={"vec": ["ppdb"]}))
+    registry.register(Registration("p2"))
     assert list(registry.point_grids()) == ["p1"]
-    assert registry.built_embeddings() == {"vec": ("ppdb",)}
 
 
 def test_a_leaderboard_function_is_called_when_read() -> None:
@@ -65,7 +64,6 @@ def test_a_leaderboard_function_is_called_when_read() -> None:
         ({"leaderboard": {"p2/run": {}}}, r"registration\.leaderboard: model 'p2/run'"),
         ({"leaderboard": {"p1/run": "x"}}, r"registration\.leaderboard: p1/run: expected a"),
         ({"custom_tables": "table1"}, r"registration\.custom_tables: expected a collection"),
-        ({"built_embeddings": {"vec": "ppdb"}}, r"registration\.built_embeddings: vec:"),
     ],
 )
 def test_a_wrong_field_names_the_paper_and_the_field(fields: dict, message: str) -> None:
@@ -82,9 +80,32 @@ def test_unknown_papers_and_second_registrations_are_refused() -> None:
         registry.register(Registration("p1"))
 
 
-def test_two_papers_building_one_embeddings_differently_are_named() -> None:
-    registry = Registrations(["p1", "p2"])
-    registry.register(Registration("p1", built_embeddings={"vec": ["ppdb-xl"]}))
-    registry.register(Registration("p2", built_embeddings={"vec": ["ppdb-s"]}))
+def test_the_papers_declare_the_embeddings_they_build_before_any_rules_file() -> None:
+    from paracomp.papers import PAPERS
+    from paracomp.registry import paper_settings
+
+    blocks = {paper: paper_settings(paper) for paper in PAPERS}
+    lexical = blocks["wieting2015"]["lexical"]
+    assert built_embeddings(PAPERS, blocks) == {
+        "paragram-wieting2015": (lexical,),
+        "paragram-wieting2015-full": (lexical,),
+    }
+
+
+def test_two_papers_building_one_embeddings_differently_are_named(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from paracomp import registration
+
+    declared = {"p1": {"vec": ["ppdb-xl"]}, "p2": {"vec": ["ppdb-s"]}, "p3": None}
+    modules = {
+        f"paracomp.papers.{p}.workflow": SimpleNamespace(
+            **({"built_embeddings": lambda block, d=d: d} if d else {})
+        )
+        for p, d in declared.items()
+    }
+    monkeypatch.setattr(registration, "import_module", modules.__getitem__)
+    blocks = {p: {} for p in declared}
+    assert built_embeddings(["p1", "p3"], blocks) == {"vec": ("ppdb-xl",)}
     with pytest.raises(ConfigError, match=r"'vec' are built by p1 from \['ppdb-xl'\] and by p2"):
-        registry.built_embeddings()
+        built_embeddings(["p1", "p2"], blocks)

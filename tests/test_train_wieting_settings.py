@@ -83,6 +83,29 @@ def test_pretrained_rows_vocabulary_and_export(tmp_path):
     assert not np.array_equal(trained, VECTORS["big"])
 
 
+def test_pretrained_rows_with_the_unk_row_exported():
+    """export_unk with init: every pretrained word (the trained rows in place), then the UNK
+    row the unknown words take; the encoder scores over those rows, as the evaluator will."""
+    words, vectors = _init({"unused": (3.0, 4.0)})
+    settings = {"epochs": 1, "lr": 0.5, "export_unk": True, "composer": "lstm_avg", "dim": 3}
+    settings["score"] = "cosine"
+    table = {"s1": [*S1, "zebra"], "s2": [*S2, "dog"]}
+    with pytest.raises(ConfigError, match="dim"):  # lstm_avg reads 50-d words
+        _task(settings, (words, vectors), s1=table["s1"], s2=table["s2"])
+    wide = np.concatenate([vectors, np.zeros((len(words), 48), dtype=np.float32)], axis=1)
+    task = _task(settings, (words, wide), s1=table["s1"], s2=table["s2"])
+    task.step(0, _first_batch(task))
+    exported_words, matrix, notes = task.exported(1)
+    assert exported_words == [*words, UNK]  # zebra has no vector: UNK, exported last
+    assert "keep their initial vectors" in notes
+    np.testing.assert_array_equal(matrix[words.index("unused")], wide[words.index("unused")])
+    weight = task.model.weight.detach().numpy()
+    np.testing.assert_array_equal(matrix[-1], weight[0])
+    encoder = task.encoder()
+    assert encoder.known("unused") and not encoder.known("zebra")
+    assert encoder.ids(["unused", "zebra"]) == [words.index("unused"), len(words)]
+
+
 def test_pretrained_width_must_be_the_runs_dim():
     with pytest.raises(ConfigError, match="dim"):
         _task({"dim": 3}, _init())

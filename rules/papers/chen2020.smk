@@ -4,6 +4,7 @@
 # tune_point, select_point, train_model), the sentences and scores of every model and
 # baseline, and Tables 1-8 (all built here: registered as custom tables).
 from paracomp.papers.chen2020.workflow import (
+    INIT as CHEN2020_INIT,
     PARANMT_PAIRS as CHEN2020_PARANMT_PAIRS,
     SCORES as CHEN2020_SCORES,
     SENTENCES as CHEN2020_SENTENCES,
@@ -27,12 +28,19 @@ CHEN2020_IN = Chen2020Inputs(
     dataset_folder("paranmt-5m"),
     EVAL["tokenizer"],
     EVAL["lowercase"],
+    CHEN2020["init"] and embeddings_missing(CHEN2020["init"]["embeddings"]),
 )
+if CHEN2020_IN.init() and "chen2020" in STACKING:
+    raise ValueError(
+        "papers.chen2020.init: paracomp train-stack (training.stack_grid) takes no initial"
+        " rows; set init: null or leave chen2020 out of stack_grid"
+    )
 register(
     Registration(
         "chen2020",
         run_data=CHEN2020_IN.data,
         tuning_data=CHEN2020_IN.tuning_data,
+        run_init=CHEN2020_IN.run_init,
         custom_tables=frozenset(CHEN2020["tables"]),
         replicate_tables=frozenset(t for t in CHEN2020["tables"] if t not in ("table5", "table6")),
         extras=["results/chen2020/tuning.csv"] if "runs" in CHEN2020 else [],
@@ -42,6 +50,7 @@ register(
 
 wildcard_constraints:
     scorer="|".join(CHEN2020_IN.models()),
+    layout="vectors|operators",
     score_table="table1|table2|table3|table4|table7|table8",
 
 
@@ -88,6 +97,28 @@ rule chen2020_subsets:
     shell:
         "paracomp chen2020 subsets --input {input:q} --params {params.settings:q}"
         " --out {output.train:q} --tuning {output.tuning:q} > {log} 2>&1"
+
+
+rule chen2020_init:
+    input:
+        unpack(CHEN2020_IN.init_inputs),
+    output:
+        CHEN2020_INIT,
+    log:
+        "logs/chen2020/init/{layout}.log",
+    benchmark:
+        "benchmarks/snakemake/chen2020/init/{layout}.tsv"
+    params:
+        args=CHEN2020_IN.init_args,
+    resources:
+        mem_mb=4000,
+        runtime=20,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp chen2020 init --embeddings {input.embeddings:q} --pairs {input.pairs:q}"
+        " --sentences {input.sentences:q} {params.args} --layout {wildcards.layout}"
+        " --out {output:q} > {log} 2>&1"
 
 
 rule chen2020_sentences:

@@ -44,10 +44,6 @@ register(
         leaderboard=WIETING2015_IN.leaderboard(),
         custom_tables=frozenset(WIETING2015_TABLES),
         replicate_tables=frozenset(WIETING2015_TABLES),
-        built_embeddings={
-            Path(WIETING2015_PARAGRAM).stem: [WIETING2015["lexical"]],
-            Path(WIETING2015_PARAGRAM_FULL).stem: [WIETING2015["lexical"]],
-        },
     )
 )
 

@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any
 
 from paracomp.errors import ConfigError
 from paracomp.train.grid import ScoredGrid
 
+Built = dict[str, tuple[str, ...]]
+"""Embeddings by name -> the raw datasets they are built from."""
 Models = Mapping[str, Mapping[str, Any]]
 """Leaderboard models by name ``<paper>/<name>``."""
 
@@ -25,7 +28,9 @@ _POINT_METHODS = tuple(name for name in vars(ScoredGrid) if name.startswith("poi
 @dataclass(frozen=True)
 class Registration:
     """A paper's part of the generic rules. ``run_data``/``tuning_data``: a run's ``data`` name
-    -> the training set / tuning subset artefact its generic runs read; ``points``: its runs
+    -> the training set / tuning subset artefact its generic runs read; ``run_init``: a run's
+    name -> the embeddings artefact its word rows start from (``--init``), or None (random
+    rows); ``points``: its runs
     whose grid points the generic rule ``point`` trains and the paper scores; ``leaderboard``:
     its models beyond its generic runs, ``<paper>/<name>`` -> entry (``run`` folder with an
     optional ``fallback``, ``embeddings``, or a ``note``), or a function giving them once every
@@ -34,24 +39,25 @@ class Registration:
     by its own rules (the others by the generic table rule); ``replicate_tables``: those of
     them that write ``<table>.replicates.parquet`` (the bootstrap replicates ``findings``
     reads); ``extras``: further outputs of its
-    named target (plots, reports); ``built_embeddings``: embeddings its rules build
-    (``resources/embeddings/<name>.parquet``) -> the raw datasets they need."""
+    named target (plots, reports). The embeddings a paper's rules build are not registered
+    here but declared by its package (:func:`built_embeddings`): other papers' registrations
+    depend on them."""
 
     paper: str
     run_data: Callable[[str], str] | None = None
     tuning_data: Callable[[str], str] | None = None
+    run_init: Callable[[str], str | None] | None = None
     points: ScoredGrid | None = None
     leaderboard: Models | Callable[[], Models] = field(default_factory=dict)
     custom_tables: Collection[str] = frozenset()
     replicate_tables: Collection[str] = frozenset()
     extras: Sequence[str] = ()
-    built_embeddings: Mapping[str, Sequence[str]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        for name in ("run_data", "tuning_data"):
+        for name in ("run_data", "tuning_data", "run_init"):
             value = getattr(self, name)
             if value is not None and not callable(value):
-                self._refuse(name, f"expected a function of a data name, got {value!r}")
+                self._refuse(name, f"expected a function of a name, got {value!r}")
         missing = [m for m in _POINT_METHODS if not callable(getattr(self.points, m, None))]
         if self.points is not None and missing:
             self._refuse("points", f"lacks {', '.join(missing)} (paracomp.train.grid.ScoredGrid)")
@@ -61,9 +67,6 @@ class Registration:
             value = getattr(self, name)
             if isinstance(value, str) or not all(isinstance(v, str) for v in value):
                 self._refuse(name, f"expected a collection of names, got {value!r}")
-        for name, needs in self.built_embeddings.items():
-            if isinstance(needs, str) or not all(isinstance(n, str) for n in needs):
-                self._refuse("built_embeddings", f"{name}: expected dataset names, got {needs!r}")
 
     def models(self) -> Models:
         """Its leaderboard models, each named ``<paper>/<name>`` with a mapping for entry."""
@@ -117,21 +120,6 @@ class Registrations:
         """paper -> its scored grid, for the papers that register one."""
         return {r.paper: r.points for r in self.all() if r.points is not None}
 
-    def built_embeddings(self) -> dict[str, tuple[str, ...]]:
-        """Embeddings some paper's rules build -> the raw datasets they need; two papers
-        building the same embeddings from different datasets is an error naming both."""
-        out: dict[str, tuple[str, ...]] = {}
-        owner: dict[str, str] = {}
-        for r in self.all():
-            for name, needs in r.built_embeddings.items():
-                if name in out and out[name] != tuple(needs):
-                    raise ConfigError(
-                        f"embeddings {name!r} are built by {owner[name]} from {list(out[name])} "
-                        f"and by {r.paper} from {list(needs)}"
-                    )
-                out[name], owner[name] = tuple(needs), r.paper
-        return out
-
     def _check_complete(self) -> None:
         missing = [p for p in self.papers if p not in self._by_paper]
         if missing:
@@ -140,3 +128,27 @@ class Registrations:
                 f"a paper's registration was read before every paper registered: {files} "
                 "must be included first (the generic rules read registrations after them)"
             )
+
+
+def built_embeddings(papers: Sequence[str], blocks: Mapping[str, Mapping[str, Any]]) -> Built:
+    """Embeddings some paper's rules build (``resources/embeddings/<name>.parquet``) -> the raw
+    datasets they need, from each paper's ``workflow.built_embeddings(block)`` where it defines
+    one: known before any paper's rules file is read, so no paper depends on another's include
+    order. Two papers building the same embeddings from different datasets is an error naming
+    both."""
+    out: dict[str, tuple[str, ...]] = {}
+    owner: dict[str, str] = {}
+    for paper in papers:
+        declare = getattr(
+            import_module(f"paracomp.papers.{paper}.workflow"), "built_embeddings", None
+        )
+        for name, needs in (declare(blocks[paper]) if declare else {}).items():
+            if isinstance(needs, str) or not all(isinstance(n, str) for n in needs):
+                raise ConfigError(f"{paper}: built_embeddings: {name}: expected dataset names")
+            if name in out and out[name] != tuple(needs):
+                raise ConfigError(
+                    f"embeddings {name!r} are built by {owner[name]} from {list(out[name])} "
+                    f"and by {paper} from {list(needs)}"
+                )
+            out[name], owner[name] = tuple(needs), paper
+    return out

@@ -331,3 +331,79 @@ def test_table8_resamples_the_kept_sts_b_pairs(tmp_path):
     drawn = bootstrap.indices("stsbenchmark/stsb/test", 30)[9]
     expected = 100 * np.corrcoef(gold[drawn], pred[drawn])[0, 1]
     assert reps.values["wlo|stsb"][9] == pytest.approx(expected)
+
+
+def test_table8_and_table2_report_the_untrained_baseline(tmp_path):
+    """The initial vectors' row sits before the trained rows (no paper value, left out of the
+    mean |Δ|); a trained cell below it in its column is noted, one above it is not."""
+    sentences = _sentences(tmp_path, _news_rows(), ["news_test", "news_train", "twitter"])
+    frame = pd.read_parquet(sentences)
+    lengths = frame["tokens"].str.split().str.len().to_numpy(dtype=float)
+
+    def meta(r, kind="run"):
+        return {"kind": kind, "probabilistic": False, "sts": {"pearson": r, "n": 10, "n_oov": 1, "split": "test"}}  # fmt: skip
+
+    scores = {
+        "initial": _scores(tmp_path, "initial", frame, lengths, meta(0.4, "vectors_avg")),
+        "wordavg": _scores(tmp_path, "wordavg", frame, lengths, meta(0.6)),
+        "wlo": _scores(tmp_path, "wlo", frame, -lengths, meta(0.3)),
+    }
+    setting = {**SETTING, "init": {"embeddings": "hand-made-init"}}
+    out = tmp_path / "table8.csv"
+    write_score_table("table8", sentences, scores, setting, out)
+    compare = _read(out)
+    rows = list(dict.fromkeys(compare.index.get_level_values("row")))
+    assert rows == ["initial", "wordavg", "lstm_avg", "lstm_gaussian", "wlo"]
+    assert compare.loc[("initial", "stsb"), "ours"] == 40.0
+    assert math.isnan(compare.loc[("initial", "stsb"), "paper"])
+    assert (
+        "below the untrained initial vectors averaged (40.0" in compare.loc[("wlo", "stsb"), "note"]
+    )
+    assert "below" not in compare.loc[("wordavg", "stsb"), "note"]
+    markdown = out.with_suffix(".md").read_text()
+    assert "Initial vectors AVG (hand-made-init, untrained)" in markdown
+    assert "1 of the 2 trained cells are below it" in markdown
+    assert "over 2 comparable cells" in markdown
+    out = tmp_path / "table2.csv"
+    write_score_table("table2", sentences, scores, setting, out)
+    compare = _read(out)
+    # lengths predict News and Twitter perfectly in rank: WLO's negated lengths fall below
+    assert compare.loc[("initial", "twitter"), "ours"] == 50.0
+    assert compare.loc[("wlo", "twitter"), "ours"] == -50.0
+    assert "below the untrained" in compare.loc[("wlo", "twitter"), "note"]
+    assert "below the untrained" not in compare.loc[("wordavg", "twitter"), "note"]
+    # without the baseline's scores the tables are as before
+    out = tmp_path / "plain8.csv"
+    write_score_table("table8", sentences, {"wlo": scores["wlo"]}, SETTING, out)
+    assert "initial" not in _read(out).index.get_level_values("row")
+
+
+def test_vectors_score_the_sts_benchmark(tmp_path):
+    """A vectors kind given the STS Benchmark scores it averaged (unknown words skipped)."""
+    sentences = _sentences(tmp_path, _news_rows(), ["news_test", "news_train", "twitter"])
+    words = ["a", "cat", "dog", "car", "w"]
+    vectors = np.array([[1, 1], [1, 0], [0.9, 0.1], [0, 1], [1, 1]], dtype=np.float32)
+    path = tmp_path / "vectors.parquet"
+    artefacts.write_embeddings(words, vectors, path, artefacts.Provenance("hand", "hand", {}, {}))
+    sts = pd.DataFrame(
+        {
+            "dataset": "stsbenchmark",
+            "subset": "stsb",
+            "split": "test",
+            "id": ["1", "2", "3"],
+            "s1": ["a cat", "a cat", "a cat zzz"],
+            "s2": ["a dog", "a car", "a cat"],
+            "score": [4.0, 1.0, 5.0],
+        }
+    )
+    sts_path = tmp_path / "sts.parquet"
+    sts.to_parquet(sts_path, index=False)
+    result = score_model(
+        "vectors_avg",
+        pd.read_parquet(sentences),
+        vectors=path,
+        sts=sts_path,
+        sts_args=("stsb", "test", "whitespace", True),
+    )
+    assert result.meta["sts"]["n"] == 3 and result.meta["sts"]["n_oov"] == 1
+    assert result.meta["sts"]["pearson"] > 0.9  # cosines 0.995, 0.8, 1 against 4, 1, 5

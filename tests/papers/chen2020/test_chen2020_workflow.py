@@ -12,7 +12,12 @@ def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror, d
     out, jobs = dry_run(tmp_path, "chen2020", mirror=mirror)
     # 5 runs: WLO 3 lambdas, 3 baselines x 2 L2 values, wlo_noprior 1 point
     assert jobs["tune_point"] == "10" and jobs["train_model"] == "5"
-    assert jobs["chen2020_scores"] == "12" and jobs["chen2020_score_table"] == "6"
+    assert jobs["chen2020_scores"] == "13" and jobs["chen2020_score_table"] == "6"
+    # the runs start from the PARAGRAM stand-in (WLO: operators [0 | v]); its average is a row
+    assert jobs["chen2020_init"] == "2" and "wieting2015_paragram_full" in out
+    assert "--init resources/chen2020/init/operators.parquet" in out
+    assert "--init resources/chen2020/init/vectors.parquet" in out
+    assert "--kind vectors_avg --vectors resources/chen2020/init/vectors.parquet --sts" in out
     assert jobs["chen2020_word_lists"] == "1" and jobs["chen2020_sentence_lists"] == "1"
     assert "resources/packages/sword-text-kjv" in out and "english_bible_pairs" in out
     assert "--news resources/mirror/specificity-news-speciteller" in out
@@ -35,6 +40,7 @@ def test_paper_config(tmp_path, dry_run):
     assert "chen2020_paranmt_pairs" in out and "english_bible_pairs" not in out
     assert "resources/embeddings/glove-840b-300d.parquet" in out
     assert '"epochs": 10' in out and "--device cuda" in out
+    assert "--init" not in out and "chen2020_init" not in out  # random rows (A.1)
     assert '"max_tokens": null, "train_pairs": null, "tuning_pairs": 100000' in out
 
 

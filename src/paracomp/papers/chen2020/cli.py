@@ -51,6 +51,34 @@ def _subsets(args: argparse.Namespace) -> None:
     write_subsets(Path(args.input), params, Path(args.out), Path(args.tuning))
 
 
+def _init(args: argparse.Namespace) -> None:
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from paracomp import artefacts
+    from paracomp.eval.tokens import tokenize_all
+    from paracomp.papers.chen2020.init import initial_rows, needed_words
+    from paracomp.papers.chen2020.sentences import token_lists
+
+    sentences = token_lists(pd.read_parquet(args.sentences))
+    if args.sts:
+        frame = pq.read_table(args.sts, columns=["s1", "s2"]).to_pandas()
+        for column in ("s1", "s2"):
+            sentences += tokenize_all(frame[column].tolist(), args.tokenizer, args.lowercase)
+    needed = needed_words([artefacts.read(Path(args.pairs))], sentences)
+    words, matrix = artefacts.read_embeddings(Path(args.embeddings))
+    kept, rows = initial_rows(words, matrix, needed, args.layout)
+    log.info("%d of %d needed words have initial vectors", len(kept), len(needed))
+    inputs = [Path(p) for p in (args.embeddings, args.pairs, args.sentences, args.sts) if p]
+    prov = artefacts.Provenance(
+        "chen2020-init", Path(args.embeddings).stem, artefacts.input_checksums(inputs),
+        {"tokenizer": args.tokenizer, "lowercase": args.lowercase, "layout": args.layout},
+        f"{len(kept)} of the {len(needed)} words of the training corpus and evaluation "
+        f"sentences; layout {args.layout}",
+    )  # fmt: skip
+    artefacts.write_embeddings(kept, rows, Path(args.out), prov)
+
+
 def _sentences(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_path
     from paracomp.papers.chen2020.sentences import build_sentences
@@ -151,6 +179,21 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--tuning", required=True, help="the seeded tuning subset (parquet)")
     p.set_defaults(func=_subsets)
 
+    p = cmds.add_parser("init", help="the initial word rows of the runs (papers.chen2020.init)")
+    p.add_argument("--embeddings", required=True, help="the initial vectors (embeddings artefact)")
+    p.add_argument("--pairs", required=True, help="the training corpus (segment pairs)")
+    p.add_argument("--sentences", required=True, help="the tokenised evaluation sentences")
+    p.add_argument("--sts", help="STS Benchmark set artefact (raw; tokenised here)")
+    p.add_argument(
+        "--layout",
+        required=True,
+        choices=["vectors", "operators"],
+        help="word vectors, or WLO's operators [a | B] = [0 | v]",
+    )
+    _tokenizer_args(p)
+    p.add_argument("--out", required=True, help="the initial rows (embeddings artefact)")
+    p.set_defaults(func=_init)
+
     p = cmds.add_parser("sentences", help="the specificity and SNLI sentences, tokenised")
     p.add_argument("--news", help="fetched specificity-news-speciteller folder")
     p.add_argument("--ko", help="fetched specificity-ko2019 folder")
@@ -182,7 +225,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--run", help="run folder (kinds run, run_sum)")
     p.add_argument("--pairs", help="training pairs (word frequencies)")
     p.add_argument("--vectors", help="embeddings artefact (vectors_sum, vectors_avg)")
-    p.add_argument("--sts", help="STS Benchmark set artefact (runs: Table 8)")
+    p.add_argument("--sts", help="STS Benchmark set artefact (runs, vectors: Table 8)")
     _tokenizer_args(p)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", required=True, help="the sentences' scores (parquet)")

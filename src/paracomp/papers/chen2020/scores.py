@@ -4,12 +4,16 @@ and, for trained runs, the STS Benchmark test Pearson r (Table 8).
 A score is higher for more specific sentences (:func:`.specificity.specificity`): ``−H`` of
 a Gaussian composer's output, the norm of a deterministic composer's. Kinds (:data:`KINDS`):
 
-- ``run``: a trained run, its own composer (unknown words: its UNK row);
+- ``run``: a trained run, its own composer (unknown words: its UNK row; a run started from
+  pretrained vectors keeps them for the words it did not train);
 - ``run_sum``: a run's word rows composed by ``sum`` (WORDSUM from WORDAVG's rows);
 - ``majority`` (a constant), ``length`` (tokens), ``wordfreq_sum`` / ``wordfreq_avg`` (sum or
   mean frequency rank in the training pairs, both sides; 1 = most frequent, unseen words
   last), ``vectors_sum`` / ``vectors_avg`` (norm of the sum or mean of pretrained vectors,
-  e.g. GloVe; words without a vector skipped).
+  e.g. GloVe, or the runs' initial vectors, the untrained baseline; words without a vector
+  skipped).
+
+``sts`` (the STS Benchmark) scores runs and vectors (averaged) on its test pairs (Table 8).
 """
 
 from __future__ import annotations
@@ -95,7 +99,7 @@ def score_model(
 ) -> ModelScores:
     """The scores of every sentence under ``kind`` (:data:`KINDS`) with its inputs: ``run``
     (a run folder), ``pairs`` (the training pairs, for word frequencies), ``vectors`` (an
-    embeddings artefact); ``sts`` (the STS Benchmark set artefact) scores runs on
+    embeddings artefact); ``sts`` (the STS Benchmark set artefact) scores runs and vectors on
     ``sts_args`` = (subset, split, tokenizer, lowercase)."""
     if kind not in KINDS:
         raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
@@ -132,10 +136,14 @@ def score_model(
         scores = frequency_scores(tokens, ranks, "sum" if kind.endswith("sum") else "mean")
         meta["oov"] = _oov_by_set(sentences, tokens, ranks.__contains__)
     else:
+        from paracomp.eval.encode import AveragedEmbeddings
+
         assert vectors is not None
         words, matrix = artefacts.read_embeddings(vectors)
         scores = vector_scores(tokens, words, matrix, "sum" if kind.endswith("sum") else "mean")
         meta["oov"] = _oov_by_set(sentences, tokens, set(words).__contains__)
+        if sts is not None:
+            meta["sts"] = _sts(AveragedEmbeddings(words, matrix), sts, *sts_args)
     frame = pd.DataFrame(
         {
             "set": sentences["set"].to_numpy(),

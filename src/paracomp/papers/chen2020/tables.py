@@ -59,6 +59,11 @@ UNAVAILABLE = {
 }
 ROW_MODEL = {"glove": "glove_sum"}
 """Table 4's GloVe row: SUM (AVG ranks equal-length pairs alike)."""
+INITIAL = "initial"
+"""The untrained baseline row of Tables 2 and 8 (the runs' initial vectors averaged; not in
+the paper)."""
+INITIAL_TABLES = ("table2", "table8")
+BELOW_WHY = "src/paracomp/papers/chen2020/README.md, 'Runs below their initial vectors'"
 PROBABILISTIC_SCORE = "−entropy of the sentence Gaussian"
 DETERMINISTIC_SCORE = "norm of the sentence vector"
 
@@ -174,6 +179,8 @@ def _row_note(data: Data, model: str) -> str:
     }
     if model in parts:
         text = parts[model]
+    elif model == INITIAL:
+        text = f"the runs' initial vectors, untrained, averaged; score: {_score_kind(data.scores[model])}"
     elif meta.get("kind") == "run_sum":
         text = f"WORDAVG's word rows composed by sum; score: {_score_kind(data.scores[model])}"
     elif meta.get("kind") == "run":
@@ -395,6 +402,7 @@ def setting_lines(setting: Mapping[str, Any]) -> list[str]:
         f"{setting['tuning']['epochs']} epoch(s) on the tuning subset; grids {setting['grids']}.",
         f"News threshold tuned on Ko et al.'s labelled news sentences ({setting['news_train']}); "
         f"GloVe rows: {setting['vectors']}.",
+        _init_line(setting),
     ]
     for run, spec in runs.items():
         shown = {k: v for k, v in spec.items() if k not in ("data", "objective")}
@@ -404,7 +412,58 @@ def setting_lines(setting: Mapping[str, Any]) -> list[str]:
     return lines
 
 
+def _init_line(setting: Mapping[str, Any]) -> str:
+    """Where the runs' word rows start (the paper: randomly, A.1)."""
+    init = setting.get("init")
+    if init:
+        return (
+            f"Word rows: from {init['embeddings']} (WLO: A = 1, B the vector), every word of it "
+            "kept (the words the pairs do not train at their initial vectors; unknown only the "
+            "words it lacks), as the authors' code keeps its initial vectors' vocabulary; the "
+            "paper initialises randomly (A.1) on ParaNMT's 5M pairs."
+        )
+    why = f" ({setting['init_missing']})" if setting.get("init_missing") else ""
+    return f"Word rows: random, the paper's (A.1){why}; unknown: words the pairs do not train."
+
+
 TRAINED = ("wordavg", "wordsum", "lstm_avg", "lstm_gaussian", "wlo")
+
+
+def with_initial(printed: PrintedTable, init: str) -> PrintedTable:
+    """``printed`` with the untrained baseline row (:data:`INITIAL`, no paper value) before
+    the trained rows."""
+    rows = [r for r in printed.rows if r not in TRAINED]
+    rows += [INITIAL, *(r for r in printed.rows if r in TRAINED)]
+    labels = {**printed.row_labels, INITIAL: f"Initial vectors AVG ({init}, untrained)"}
+    return dataclasses.replace(printed, rows=rows, row_labels=labels)
+
+
+def below_initial(
+    cells: dict[tuple[str, str], Cell], columns: list[str]
+) -> tuple[dict[tuple[str, str], Cell], str]:
+    """The trained rows' cells noted where they score below the untrained baseline's cell of
+    their column, and the markdown line that reports it."""
+    out, below, compared = dict(cells), 0, 0
+    for column in columns:
+        floor = cells[INITIAL, column].value
+        if floor is None:
+            continue
+        note = f"below the untrained initial vectors averaged ({floor:.1f}; why: {BELOW_WHY})"
+        for row in TRAINED:
+            cell = cells.get((row, column))
+            if cell is None or cell.value is None:
+                continue
+            compared += 1
+            if cell.value < floor:
+                below += 1
+                reason = "; ".join(filter(None, (note, cell.reason)))
+                out[row, column] = dataclasses.replace(cell, reason=reason)
+    line = (
+        "Untrained baseline: the row 'Initial vectors AVG' scores the runs' initial vectors "
+        f"averaged (words without a vector skipped); {below} of the {compared} trained cells "
+        "are below it in their column, each noted."
+    )
+    return out, line
 
 
 def row_notes(setting: Mapping[str, Any]) -> dict[str, str]:
@@ -423,6 +482,8 @@ def row_notes(setting: Mapping[str, Any]) -> dict[str, str]:
             "glove_avg": f"{setting['vectors']} (the paper's GloVe version is not stated)",
             "glove": f"{setting['vectors']} SUM (AVG ranks equal-length pairs alike)",
             "length": "the paper's Twitter/Yelp/Movie cells are copied from Ko et al. (2019)",
+            INITIAL: "not in the paper: the runs' initial vectors "
+            f"({(setting.get('init') or {}).get('embeddings')}) averaged, untrained",
         }
     )
     return notes
@@ -465,8 +526,14 @@ def write_score_table(
     """Build ``table`` (one of :data:`BUILDERS`) and write its three files."""
     printed = printed_table("chen2020", table)
     data = Data(sentences, scores)
+    initial = table in INITIAL_TABLES and INITIAL in data.scores
+    if initial:
+        printed = with_initial(printed, setting["init"]["embeddings"])
     cells = BUILDERS[table](data, printed)
     extra = []
+    if initial:
+        cells, line = below_initial(cells, printed.columns)
+        extra.append(line)
     if table == "table4" and data.sources.facts.get("snli_equal_length"):
         counts = data.sources.facts["snli_equal_length"]
         extra.append(f"Equal-length SNLI test pairs: {counts} (paper: {PAPER_COUNTS}).")

@@ -35,6 +35,12 @@ SENTENCES = "resources/chen2020/sentences.parquet"
 SCORES = "results/chen2020/scores"
 RUNS = "results/chen2020/runs"
 SPECIFICITY_DATA = ("specificity-news-speciteller", "specificity-ko2019", "snli")
+INIT = "resources/chen2020/init/{layout}.parquet"
+"""The runs' initial word rows (papers.chen2020.init), per layout (papers.chen2020.init.LAYOUTS)."""
+OPERATOR_COMPOSERS = frozenset({"wlo"})
+"""Composers whose word rows are operators ``[a | B]`` (the ``operators`` layout)."""
+INITIAL = "initial"
+"""The untrained baseline: the runs' initial vectors averaged (with ``init``)."""
 
 BASELINES = {
     "majority": "majority",
@@ -49,11 +55,11 @@ DERIVED = {"wordsum": ("wordavg", "run_sum")}
 """Models scored from another run's rows: WORDSUM is WORDAVG's rows composed by sum."""
 TABLE_MODELS = {
     "table1": [],
-    "table2": [*BASELINES, "wordavg", "wordsum", "lstm_avg", "lstm_gaussian", "wlo"],
+    "table2": [*BASELINES, INITIAL, "wordavg", "wordsum", "lstm_avg", "lstm_gaussian", "wlo"],
     "table3": ["majority", "wordavg", "wordsum", "lstm_avg", "lstm_gaussian", "wlo"],
     "table4": ["glove_sum", "wordavg", "wordsum", "lstm_avg", "lstm_gaussian", "wlo"],
     "table7": ["wlo", "wlo_noprior"],
-    "table8": ["wordavg", "lstm_avg", "lstm_gaussian", "wlo"],
+    "table8": [INITIAL, "wordavg", "lstm_avg", "lstm_gaussian", "wlo"],
 }
 """The scores each score table reads (tables 5 and 6 read runs)."""
 
@@ -64,7 +70,8 @@ class Inputs:
     :data:`SPECIFICITY_DATA` (None where no configured source has it); ``reasons``: why;
     ``sts``: the STS Benchmark set artefact, if some source provides it; ``paranmt``: the
     fetched ParaNMT folder, if some source provides it; ``tokenizer``, ``lowercase``: the
-    evaluation's."""
+    evaluation's; ``init_missing``: why the configured initial vectors cannot be built here
+    (the runs then start from random rows, the paper's)."""
 
     block: Mapping[str, Any]
     folders: Mapping[str, str | None]
@@ -73,6 +80,7 @@ class Inputs:
     paranmt: str | None
     tokenizer: str
     lowercase: bool
+    init_missing: str | None = None
 
     # -- data ---------------------------------------------------------------------------
 
@@ -122,12 +130,47 @@ class Inputs:
     # -- scores -------------------------------------------------------------------------
 
     def models(self) -> list[str]:
-        """Every scored model: baselines, runs, derived rows."""
+        """Every scored model: baselines (the initial vectors with ``init``), runs, derived
+        rows."""
         runs = list(self.block["runs"])
-        return [*BASELINES, *runs, *(m for m, (run, _) in DERIVED.items() if run in runs)]
+        initial = [INITIAL] if self.init() else []
+        derived = [m for m, (run, _) in DERIVED.items() if run in runs]
+        return [*BASELINES, *initial, *runs, *derived]
+
+    # -- initial word rows ----------------------------------------------------------------
+
+    def init(self) -> Mapping[str, Any] | None:
+        """The initial vectors the runs start from (``papers.chen2020.init``), None if random
+        rows (configured so, or the vectors cannot be built here: :attr:`init_missing`)."""
+        return None if self.init_missing else self.block["init"]
+
+    def init_embeddings(self) -> str:
+        return f"resources/embeddings/{self.block['init']['embeddings']}.parquet"
+
+    def run_init(self, run: str) -> str | None:
+        """The initial word rows of run ``run`` (Registration.run_init), or None: random rows."""
+        if not self.init():
+            return None
+        composer = self.block["runs"][run]["composer"]
+        return INIT.format(layout="operators" if composer in OPERATOR_COMPOSERS else "vectors")
+
+    def init_inputs(self, wildcards=None) -> dict[str, str]:
+        inputs = {
+            "embeddings": self.init_embeddings(),
+            "pairs": self.corpus(),
+            "sentences": SENTENCES,
+        }
+        return inputs | ({"sts": self.sts} if self.sts else {})
+
+    def init_args(self, wildcards=None) -> str:
+        lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
+        sts = f"--sts {self.sts} " if self.sts else ""
+        return f"{sts}--tokenizer {self.tokenizer} {lowercase}"
 
     def _source(self, model: str) -> tuple[str, str | None]:
         """(kind, run) of a model."""
+        if model == INITIAL:
+            return "vectors_avg", None
         if model in BASELINES:
             return BASELINES[model], None
         if model in DERIVED:
@@ -144,6 +187,10 @@ class Inputs:
                 inputs["sts"] = self.sts
         elif kind.startswith("wordfreq"):
             inputs["pairs"] = TRAIN
+        elif wildcards.scorer == INITIAL:
+            inputs["vectors"] = INIT.format(layout="vectors")
+            if self.sts:
+                inputs["sts"] = self.sts
         elif kind.startswith("vectors"):
             inputs["vectors"] = f"resources/embeddings/{self.block['vectors']}.parquet"
         return inputs
@@ -151,16 +198,17 @@ class Inputs:
     def score_args(self, wildcards) -> str:
         kind, run = self._source(wildcards.scorer)
         args = [f"--kind {kind}"]
+        lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
+        sts = f"--sts {self.sts} --tokenizer {self.tokenizer} {lowercase}" if self.sts else ""
         if run is not None:
-            args.append(f"--run {RUNS}/{run}")
-            if self.sts:
-                lowercase = "--lowercase" if self.lowercase else "--no-lowercase"
-                args.append(f"--sts {self.sts} --tokenizer {self.tokenizer} {lowercase}")
+            args.extend([f"--run {RUNS}/{run}", sts])
+        elif wildcards.scorer == INITIAL:
+            args.extend([f"--vectors {INIT.format(layout='vectors')}", sts])
         elif kind.startswith("wordfreq"):
             args.append(f"--pairs {TRAIN}")
         elif kind.startswith("vectors"):
             args.append(f"--vectors resources/embeddings/{self.block['vectors']}.parquet")
-        return " ".join(args)
+        return " ".join(a for a in args if a)
 
     # -- tables -------------------------------------------------------------------------
 
@@ -189,6 +237,8 @@ class Inputs:
             "tuning": self.block["tuning"],
             "news_train": self.block["news_train"],
             "vectors": self.block["vectors"],
+            "init": self.init(),
+            "init_missing": self.init_missing,
             "runs": {run: dict(spec) for run, spec in self.block["runs"].items()},
             "grids": dict(self.block["grids"]),
             "note": note,

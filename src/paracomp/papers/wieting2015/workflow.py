@@ -32,6 +32,7 @@ import json
 import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from paracomp.run_config import validate
@@ -41,6 +42,14 @@ RESOURCES = "resources/wieting2015"
 RESULTS = "results/wieting2015"
 PARAGRAM = "resources/embeddings/paragram-wieting2015.parquet"
 PARAGRAM_FULL = "resources/embeddings/paragram-wieting2015-full.parquet"
+
+
+def built_embeddings(block: Mapping[str, Any]) -> dict[str, list[str]]:
+    """The embeddings these rules build -> the raw datasets they need: both PARAGRAM files
+    from the lexical pairs of ``lexical`` (paracomp.registration.built_embeddings)."""
+    return {Path(path).stem: [block["lexical"]] for path in (PARAGRAM, PARAGRAM_FULL)}
+
+
 TABLES = tuple(f"table{n}" for n in range(1, 10))
 VARIANTS = ("ws", "constraints")
 SELECTIONS = {

@@ -31,7 +31,7 @@ import torch
 from paracomp import artefacts
 from paracomp.errors import ConfigError, DataError
 from paracomp.eval.encode import AveragedEmbeddings, SentenceEncoder
-from paracomp.eval.trained import pair_encoder
+from paracomp.eval.trained import TrainedEncoder, features_of, pair_encoder
 from paracomp.losses.constrained import ForbiddenPairs
 from paracomp.losses.hinge import PairBatch
 from paracomp.losses.regularizers import InitialPull, composition_l2
@@ -258,20 +258,31 @@ class PairTask(loop.Task):
 
     def encoder(self) -> SentenceEncoder:
         """Averaged word vectors for additive composers; otherwise the composer over the
-        side-1 rows (:func:`paracomp.eval.trained.pair_encoder`)."""
-        if isinstance(self.model.composer, AdditiveComposer):
-            return side1_encoder(self.model, self.data)
-        return pair_encoder(self.model, self.data.vocab1.words, self.config)
+        side-1 rows (:func:`paracomp.eval.trained.pair_encoder`). With ``init``, over the rows
+        the run exports (:meth:`exported`: every pretrained word), as the evaluator reads it."""
+        additive = isinstance(self.model.composer, AdditiveComposer)
+        if self.init is None:
+            if additive:
+                return side1_encoder(self.model, self.data)
+            return pair_encoder(self.model, self.data.vocab1.words, self.config)
+        words, matrix, _ = self.exported(0)
+        if additive:
+            keep = [i for i, w in enumerate(words) if w != UNK]
+            return AveragedEmbeddings([words[i] for i in keep], matrix[keep])
+        return TrainedEncoder(self.model.composer, words, matrix, features_of(self.config.composer))
 
     def exported(self, steps: int) -> tuple[list[str], np.ndarray, str]:
+        """The side-1 rows a run exports (``export_unk``: the UNK row too); with ``init``, every
+        pretrained word, the trained rows in place of theirs."""
         epochs = steps // self.steps_per_epoch
         if self.config.export_unk:
             words = list(self.data.vocab1.words)
             matrix = self.model.weight.detach()[: len(words)].float().cpu().numpy().copy()
-            return words, matrix, f"side-1 word rows after {epochs} epochs, {UNK} first"
-        encoder = side1_encoder(self.model, self.data)
-        notes = f"side-1 word vectors after {epochs} epochs; the {UNK} row is not exported"
-        words, matrix = list(encoder.index), encoder.matrix
+            notes = f"side-1 word rows after {epochs} epochs, {UNK} first"
+        else:
+            encoder = side1_encoder(self.model, self.data)
+            notes = f"side-1 word vectors after {epochs} epochs; the {UNK} row is not exported"
+            words, matrix = list(encoder.index), encoder.matrix
         if self.init is not None:
             keep = [i for i, w in enumerate(self.init[0]) if w != UNK]
             pretrained = [self.init[0][i] for i in keep]

@@ -1,0 +1,145 @@
+"""What chen2020's runs learnt, run by run: the loss curve, the unknown words per evaluation set,
+STS-B test Pearson r as Table 8 scores it and under other readings of the same run.
+
+    python benchmarks/chen2020_diagnose.py                      # results/chen2020/runs/*
+    python benchmarks/chen2020_diagnose.py --runs side/wlo_a side/wlo_b
+    python benchmarks/chen2020_diagnose.py --runs --vocab resources/corpus/chen2020/train.parquet
+
+For every run folder: the loss and the tuning r of each epoch (``curve.parquet``); the STS-B
+test pairs with a word the run does not know and its r with the cosine of ``[μ ; σ²]`` (the
+paper's, Gaussian runs) or of the vectors, of ``μ`` alone, of ``σ²`` alone, and with the
+training score itself (the log expected inner product, Gaussian runs); the median
+and spread of the test sentences' ``log σ²`` per dimension. With ``--scores``, each model's
+share of unknown tokens per specificity set (``results/chen2020/scores/<model>.json``). With
+``--vocab PAIRS``, the unknown words of a table of the pairs' own words seen ``--min-count``
+times (a randomly initialised run's, before 2026-11-28), per set, without training.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+
+def _pearson(a: np.ndarray, b: np.ndarray) -> float:
+    return float(np.corrcoef(a, b)[0, 1])
+
+
+def _cos(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    num = (a * b).sum(1)
+    den = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def diagnose(run: Path, sts: pd.DataFrame, tokenizer: str, lowercase: bool) -> dict:
+    import torch
+
+    from paracomp.eval.tokens import tokenize_all
+    from paracomp.eval.trained import load_run
+    from paracomp.losses.gaussian import log_expected_inner_product
+    from paracomp.models import PROBABILISTIC_COMPOSERS
+
+    config, encoder = load_run(run)
+    left = tokenize_all(sts["s1"].tolist(), tokenizer, lowercase)
+    right = tokenize_all(sts["s2"].tolist(), tokenizer, lowercase)
+    unknown = sum(
+        any(not encoder.known(w) for w in a + b) for a, b in zip(left, right, strict=True)
+    )
+    a, b = encoder.outputs(left).astype(np.float64), encoder.outputs(right).astype(np.float64)
+    gold = sts["score"].to_numpy(dtype=np.float64)
+    found = {"run": run.name, "composer": config.composer, "unknown_pairs": unknown}
+    if config.composer in PROBABILISTIC_COMPOSERS:
+        k = a.shape[1] // 2
+        var_a, var_b = np.exp(a[:, k:]), np.exp(b[:, k:])
+        both = np.concatenate([a[:, :k], var_a], 1), np.concatenate([b[:, :k], var_b], 1)
+        found["r_mu_var"] = _pearson(_cos(*both), gold)
+        found["r_mu"] = _pearson(_cos(a[:, :k], b[:, :k]), gold)
+        found["r_var"] = _pearson(_cos(var_a, var_b), gold)
+        eip = log_expected_inner_product(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+        found["r_log_eip"] = _pearson(eip, gold)
+        log_var = np.concatenate([a[:, k:], b[:, k:]])
+        found["log_var_median"] = float(np.median(log_var))
+        found["log_var_p05_p95"] = [float(np.percentile(log_var, q)) for q in (5, 95)]
+        found["mu_norm_median"] = float(np.median(np.linalg.norm(a[:, :k], axis=1)))
+    else:
+        found["r"] = _pearson(_cos(a, b), gold)
+    curve = run / "curve.parquet"
+    if curve.exists():
+        frame = pd.read_parquet(curve)
+        keep = [c for c in frame.columns if c in ("epoch", "loss", "tune_pearson", "pearson")]
+        found["curve"] = frame[keep].round(4).to_dict("records")
+    return found
+
+
+def vocabulary_unknowns(
+    pairs: Path, min_count: int, sentences: Path, sts: Path, tokenizer: str
+) -> None:
+    """The unknown-token share per set and the STS-B test pairs with an unknown word, for a
+    table of the words of ``pairs`` seen at least ``min_count`` times."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from paracomp.eval.tokens import tokenize_all
+    from paracomp.models.vocab import Vocabulary, tokenize
+
+    table = pq.read_table(pairs, columns=["s1", "s2"])
+    tokens = pa.concat_arrays([tokenize(table.column(c))[0] for c in ("s1", "s2")])
+    known = set(Vocabulary.build(tokens, min_count).words[1:])
+    frame = pd.read_parquet(sentences)
+    shares = {}
+    for name, group in frame.groupby("set", sort=False):
+        words = [w for text in group["tokens"] for w in text.split()]
+        shares[name] = round(100 * sum(w not in known for w in words) / max(len(words), 1), 1)
+    test = pd.read_parquet(sts)
+    test = test[(test["subset"] == "stsb") & (test["split"] == "test") & test["score"].notna()]
+    left = tokenize_all(test["s1"].tolist(), tokenizer, True)
+    right = tokenize_all(test["s2"].tolist(), tokenizer, True)
+    sts_tokens = [w for t in left + right for w in t]
+    shares["stsb_test"] = round(100 * sum(w not in known for w in sts_tokens) / len(sts_tokens), 1)
+    pairs_unknown = sum(
+        any(w not in known for w in a + b) for a, b in zip(left, right, strict=True)
+    )
+    print(
+        f"table of {pairs.name} (min_count {min_count}, {len(known)} words): unknown tokens % "
+        f"{shares}; STS-B test pairs with an unknown word {pairs_unknown} of {len(left)}"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", nargs="*", type=Path)
+    parser.add_argument("--sts", type=Path, default=Path("resources/sets/stsbenchmark.parquet"))
+    parser.add_argument("--scores", type=Path, default=Path("results/chen2020/scores"))
+    parser.add_argument("--tokenizer", default="moses")
+    parser.add_argument("--vocab", type=Path, help="training pairs: their own table's unknowns")
+    parser.add_argument("--min-count", type=int, default=2)
+    parser.add_argument(
+        "--sentences", type=Path, default=Path("resources/chen2020/sentences.parquet")
+    )
+    args = parser.parse_args()
+    if args.vocab:
+        vocabulary_unknowns(args.vocab, args.min_count, args.sentences, args.sts, args.tokenizer)
+    runs = (
+        args.runs
+        if args.runs is not None
+        else sorted(p for p in Path("results/chen2020/runs").iterdir() if p.is_dir())
+    )
+    sts = pd.read_parquet(args.sts)
+    sts = sts[(sts["subset"] == "stsb") & (sts["split"] == "test") & sts["score"].notna()]
+    for run in runs:
+        print(json.dumps(diagnose(run, sts, args.tokenizer, True)))
+    if args.scores.exists():
+        for meta in sorted(args.scores.glob("*.json")):
+            found = json.loads(meta.read_text())
+            if "oov" in found:
+                shares = {k: round(100 * v, 1) for k, v in found["oov"].items()}
+                sts_oov = found.get("sts", {}).get("n_oov")
+                print(f"{meta.stem}: unknown tokens % {shares}; STS-B test pairs unknown {sts_oov}")
+
+
+if __name__ == "__main__":
+    main()
