@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 from collections.abc import Sequence
 
 from paracomp.errors import ConfigError
@@ -20,3 +21,23 @@ def key_value_pairs(items: Sequence[str] | None) -> list[tuple[str, str]]:
     if bad:
         raise ConfigError(f"expected KEY=VALUE arguments, got {bad[0]!r}")
     return [(key, value) for key, _, value in (item.partition("=") for item in items or [])]
+
+
+def add_tokenisation(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
+    """``--tokenizer`` and ``--lowercase``/``--no-lowercase``, the evaluator's tokenisation
+    (config ``evaluation.tokenizer`` and ``evaluation.lowercase``): required where a rule
+    always passes them, else the evaluation's defaults (Moses, lowercased)."""
+    parser.add_argument(
+        "--tokenizer",
+        required=required,
+        default=None if required else "moses",
+        choices=["moses", "whitespace"],
+        help="the tokeniser (config evaluation.tokenizer)",
+    )
+    parser.add_argument(
+        "--lowercase",
+        action=argparse.BooleanOptionalAction,
+        required=required,
+        default=None if required else True,
+        help="lowercase sentences before looking words up (config evaluation.lowercase)",
+    )

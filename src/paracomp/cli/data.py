@@ -7,6 +7,7 @@ import argparse
 import logging
 from pathlib import Path
 
+from paracomp.arguments import add_tokenisation
 from paracomp.errors import ParacompError
 
 log = logging.getLogger("paracomp")
@@ -137,18 +138,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("tokenise-set", help="tokenise a parsed set once, for every scorer")
     p.add_argument("--input", required=True, help="parsed set (resources/sets/<set>.parquet)")
-    p.add_argument(
-        "--tokenizer",
-        required=True,
-        choices=["moses", "whitespace"],
-        help="the tokeniser (config evaluation.tokenizer)",
-    )
-    p.add_argument(
-        "--lowercase",
-        action=argparse.BooleanOptionalAction,
-        required=True,
-        help="lowercase before tokenising",
-    )
+    add_tokenisation(p, required=True)
     p.add_argument("--out", required=True, help="the tokenised set's parquet artefact")
     p.set_defaults(func=_tokenise_set)
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from paracomp.arguments import add_tokenisation
+
 
 def _evaluate(args: argparse.Namespace) -> None:
     from paracomp.arguments import key_values
@@ -61,18 +63,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         metavar="SET=REASON",
         help="a configured set that cannot be scored, and why",
     )
-    p.add_argument(
-        "--tokenizer",
-        required=True,
-        choices=["moses", "whitespace"],
-        help="the tokeniser (config evaluation.tokenizer)",
-    )
-    p.add_argument(
-        "--lowercase",
-        action=argparse.BooleanOptionalAction,
-        required=True,
-        help="lowercase sentences before looking words up",
-    )
+    add_tokenisation(p, required=True)
     p.add_argument(
         "--oov",
         required=True,

@@ -7,7 +7,7 @@ import json
 import logging
 from pathlib import Path
 
-from paracomp.arguments import key_values
+from paracomp.arguments import add_tokenisation, key_values
 
 log = logging.getLogger("paracomp")
 
@@ -148,21 +148,6 @@ def _sentence_lists(args: argparse.Namespace) -> None:
     write_table6(runs, Path(args.pairs), params, args.corpus, Path(args.out))
 
 
-def _tokenizer_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--tokenizer",
-        default="moses",
-        choices=["moses", "whitespace"],
-        help="the tokeniser (config evaluation.tokenizer)",
-    )
-    p.add_argument(
-        "--lowercase",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="lowercase sentences before looking words up",
-    )
-
-
 def add_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser("chen2020", help="Chen & Gimpel 2020: data, scores, tables")
     cmds = parser.add_subparsers(dest="chen2020_command", required=True)
@@ -190,7 +175,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=["vectors", "operators"],
         help="word vectors, or WLO's operators [a | B] = [0 | v]",
     )
-    _tokenizer_args(p)
+    add_tokenisation(p)
     p.add_argument("--out", required=True, help="the initial rows (embeddings artefact)")
     p.set_defaults(func=_init)
 
@@ -211,7 +196,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=["without-test", "all"],
         help="the News threshold's tuning sentences: without the test sentences, or all",
     )
-    _tokenizer_args(p)
+    add_tokenisation(p)
     p.add_argument("--out", required=True, help="the specificity sentences (parquet)")
     p.set_defaults(func=_sentences)
 
@@ -226,7 +211,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--pairs", help="training pairs (word frequencies)")
     p.add_argument("--vectors", help="embeddings artefact (vectors_sum, vectors_avg)")
     p.add_argument("--sts", help="STS Benchmark set artefact (runs, vectors: Table 8)")
-    _tokenizer_args(p)
+    add_tokenisation(p)
     p.add_argument("--threads", type=int, default=1, help="torch threads")
     p.add_argument("--out", required=True, help="the sentences' scores (parquet)")
     p.set_defaults(func=_scores)

@@ -7,7 +7,7 @@ import json
 import logging
 from pathlib import Path
 
-from paracomp.arguments import key_values
+from paracomp.arguments import add_tokenisation, key_values
 from paracomp.atomic import read_json
 
 log = logging.getLogger("paracomp")
@@ -245,21 +245,6 @@ def _gate_table(args: argparse.Namespace) -> None:
     write_gate_table(args.table, Path(args.tokens), setting, Path(args.out))
 
 
-def _tokenizer_args(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--tokenizer",
-        default="moses",
-        choices=["moses", "whitespace"],
-        help="the tokeniser (config evaluation.tokenizer)",
-    )
-    p.add_argument(
-        "--lowercase",
-        action=argparse.BooleanOptionalAction,
-        default=True,
-        help="lowercase sentences before looking words up",
-    )
-
-
 def _scoring_args(p: argparse.ArgumentParser) -> None:
     """The sets a model is scored on (:func:`_scoring`)."""
     p.add_argument(
@@ -272,7 +257,19 @@ def _scoring_args(p: argparse.ArgumentParser) -> None:
         metavar="NAME=REASON",
         help="a set that cannot be scored, and why",
     )
-    _tokenizer_args(p)
+    add_tokenisation(p)
+
+
+def _points_and_selection(p: argparse.ArgumentParser, selection: str) -> None:
+    """``--points RUN=FOLDER …`` and the ``--selection`` that picks among them."""
+    p.add_argument(
+        "--points", nargs="+", required=True, metavar="RUN=FOLDER",
+        help="each run's grid-point folders",
+    )  # fmt: skip
+    p.add_argument(
+        "--selection", default=selection, choices=["oracle", "sts2016"],
+        help="the point chosen: Oracle or 2016 STS",
+    )  # fmt: skip
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -298,7 +295,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--pairs", nargs="+", required=True, help="the training pairs whose words are kept"
     )
     p.add_argument("--sets", nargs="*", help="parsed evaluation sets")
-    _tokenizer_args(p)
+    add_tokenisation(p)
     p.add_argument("--out", required=True, help="the initial vectors' embeddings artefact")
     p.set_defaults(func=_init)
 
@@ -338,7 +335,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="the supervised run's name (config papers.wieting2017.supervised.runs)",
     )
     p.add_argument("--index", type=int, required=True, help="the grid point's index")
-    _tokenizer_args(p)
+    add_tokenisation(p)
     p.add_argument("--out", required=True, help="record JSON")
     p.add_argument("--encoder-out", type=Path, help="run folder of the selected epoch's encoder")
     p.set_defaults(func=_supervised)
@@ -367,37 +364,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
     p = cmds.add_parser("gates", help="the selected GRAN's gate L1 norm at every parsed token")
     p.add_argument("--parsed", required=True, help="the tagged and parsed sentences (parquet)")
-    p.add_argument(
-        "--points",
-        nargs="+",
-        required=True,
-        metavar="RUN=FOLDER",
-        help="each run's grid-point folders",
-    )
-    p.add_argument(
-        "--selection",
-        default="oracle",
-        choices=["oracle", "sts2016"],
-        help="the point chosen: Oracle or 2016 STS",
-    )
+    _points_and_selection(p, "oracle")
     p.add_argument("--out", required=True, help="tokens with their norm (parquet)")
     p.add_argument("--record", required=True, help="the selected point and counts (JSON)")
     p.set_defaults(func=_gates)
 
     p = cmds.add_parser("select-point", help="a run folder of the point a selection picks")
-    p.add_argument(
-        "--points",
-        nargs="+",
-        required=True,
-        metavar="RUN=FOLDER",
-        help="each run's grid-point folders",
-    )
-    p.add_argument(
-        "--selection",
-        default="sts2016",
-        choices=["oracle", "sts2016"],
-        help="the point chosen: Oracle or 2016 STS",
-    )
+    _points_and_selection(p, "sts2016")
     p.add_argument("--out", required=True, help="folder: composer, word rows, selected.json")
     p.set_defaults(func=_select_point)
 
