@@ -153,3 +153,26 @@ def test_inspect_prints_an_error_not_a_traceback(tmp_path, capsys):
         err = capsys.readouterr().err
         assert err.startswith(f"paracomp: error: {path}: {what}")
         assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_provenance_records_the_software_that_wrote_the_artefact(tmp_path):
+    """paracomp's and numpy's versions always; torch's where the writing process loaded it
+    (a training run's rows), read back from a file without importing torch."""
+    import json
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np, pyarrow as pa\n"
+        "from paracomp import artefacts\n"
+        "if sys.argv[2] == 'torch':\n"
+        "    import torch\n"
+        "prov = artefacts.Provenance('d', 's', {}, {})\n"
+        "artefacts.write_embeddings(['a'], np.ones((1, 2), dtype=np.float32), sys.argv[1], prov)\n"
+    )
+    for loaded in ("torch", "none"):
+        out = tmp_path / f"{loaded}.parquet"
+        subprocess.run([sys.executable, "-c", code, str(out), loaded], check=True)
+        recorded = artefacts.provenance(out)["versions"]
+        assert recorded["numpy"] == np.__version__ and "paracomp" in recorded
+        assert ("torch" in recorded) == (loaded == "torch")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -83,7 +84,8 @@ SEGMENT_PAIRS = pa.schema(
 
 @dataclass(frozen=True)
 class Provenance:
-    """Where an artefact came from; stored as JSON under :data:`PROVENANCE_KEY`."""
+    """Where an artefact came from, and the software that made it (:func:`versions`); stored
+    as JSON under :data:`PROVENANCE_KEY`."""
 
     dataset: str
     source: str
@@ -100,10 +102,19 @@ class Provenance:
                 "config": dict(self.config),
                 "notes": self.notes,
                 "paracomp_version": paracomp.__version__,
+                "versions": versions(),
                 "created": datetime.now(UTC).isoformat(timespec="seconds"),
             },
             sort_keys=True,
         )
+
+
+def versions() -> dict[str, str]:
+    """The versions of paracomp, numpy and, where the process has loaded it, torch."""
+    found = {"paracomp": paracomp.__version__, "numpy": np.__version__}
+    if "torch" in sys.modules:
+        found["torch"] = sys.modules["torch"].__version__
+    return found
 
 
 def input_checksums(paths: Sequence[str | os.PathLike[str]]) -> dict[str, str]:

@@ -4,7 +4,6 @@ provenance beside it (``<file>.json``). Each file is written atomically."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,22 +23,12 @@ def sentence_vectors_schema(dim: int) -> pa.Schema:
     return pa.schema([("sentence", pa.string()), ("vector", pa.list_(pa.float32(), dim))])
 
 
-def versions() -> dict[str, str]:
-    """The versions of paracomp, numpy and (where loaded) torch."""
-    import paracomp
-
-    found = {"paracomp": paracomp.__version__, "numpy": np.__version__}
-    if "torch" in sys.modules:
-        found["torch"] = sys.modules["torch"].__version__
-    return found
-
-
 def provenance(encoder: Encoder, source: Path, notes: str = "") -> artefacts.Provenance:
     """What encoded ``source``: the model, its tokenisation and the software's versions."""
     config: dict[str, Any] = {
         "model": encoder.info,
         "tokenisation": encoder.tokenisation.to_dict(),
-        "versions": versions(),
+        "versions": artefacts.versions(),
     }
     inputs = artefacts.input_checksums([source])
     return artefacts.Provenance(source.stem, encoder.name, inputs, config, notes)
