@@ -34,6 +34,7 @@ def test_alignment_artefact_is_cached_with_its_caveat(chain):
     assert "no seed" in artefacts.provenance(chain / "alignments.parquet")["notes"]
 
 
+@pytest.mark.slow
 def test_phrase_table_probabilities_are_normalised(chain):
     table = pq.read_table(chain / "pt.parquet").to_pandas()
     assert len(table) > 10_000
@@ -45,6 +46,7 @@ def test_phrase_table_probabilities_are_normalised(chain):
     assert prov["config"]["symmetrization"] == "grow-diag-final-and" and len(prov["inputs"]) == 2
 
 
+@pytest.mark.slow
 def test_bilingual_phrase_selection_obeys_the_rules(chain):
     out = chain / "biphr.parquet"
     rules = {"min_count": 2, "min_prob": 0.1, "min_length": 2, "max_length": 5, "max_pairs": 500}
@@ -59,6 +61,7 @@ def test_bilingual_phrase_selection_obeys_the_rules(chain):
     assert pq.read_table(chain / "again.parquet").equals(pq.read_table(out))
 
 
+@pytest.mark.slow
 def test_pivot_paraphrases_and_stats(chain):
     out = chain / "mono.parquet"
     rules = {
@@ -82,6 +85,7 @@ def test_pivot_paraphrases_and_stats(chain):
     )
 
 
+@pytest.mark.slow
 def test_sick_bigram_filter_and_samples(chain, mirror, tmp_path):
     spec = load().set("sick2014")
     sick = tmp_path / "sick.parquet"

@@ -58,6 +58,7 @@ def test_links_are_within_sentences(verses: tuple[list[str], list[str]]) -> None
         assert sum(map(len, parsed)) > 0.7 * sum(len(t.split()) for t in sentences)
 
 
+@pytest.mark.slow
 def test_frequent_pair_is_aligned(verses: tuple[list[str], list[str]]) -> None:
     # On 200 verses the HMM models' distortion prior can still tie "god" to the verse-initial
     # "y" of Spanish verb-subject order ("y vió dios"); IBM1 has no distortion. (On the whole

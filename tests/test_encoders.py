@@ -285,6 +285,7 @@ def test_similarity_and_neighbours_commands(project, tmp_path, capsys):
     assert cache.stat().st_mtime_ns == stamp  # reused
 
 
+@pytest.mark.slow
 def test_the_readme_section_runs_as_written(tmp_path, monkeypatch):
     """The README's "Use a trained model" code, on a project folder holding its models."""
     import os

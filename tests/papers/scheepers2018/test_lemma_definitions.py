@@ -55,6 +55,7 @@ def test_dataset_sizes(dataset) -> None:
     assert first.column("lemma").to_pylist() == ["dog"]
 
 
+@pytest.mark.slow
 def test_grouped_split(dataset) -> None:
     train, test = split_by_lemma(dataset.pairs, seed=3)
     sizes = split_sizes(train, test, len(dataset.vocabulary), len(dataset.targets))
@@ -76,6 +77,7 @@ def test_released_split(mirror) -> None:
     assert len(read_vocabulary(folder / "vocab.gz")) == 48_944
 
 
+@pytest.mark.slow
 def test_prepare_released_folder(reader, mirror, tmp_path) -> None:
     sizes = prepare("released", reader, tmp_path, released=mirror / "compvec-wordnet")
     assert {k: sizes[k] for k in PAPER_SIZES} == PAPER_SIZES  # every count of the paper

@@ -156,6 +156,7 @@ def test_cuda_supervised_run_equals_cpu(mirror):
         assert runs[1][key] == pytest.approx(runs[0][key], abs=0.01)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("model", ["gran", "bilstmavg"])
 def test_gridded_supervised_run_is_the_plain_run(mirror, model):
     """The composer as GriddedComposer (uncaptured on CPU; both sides of a batch in one call)
@@ -177,6 +178,7 @@ def test_gridded_supervised_run_is_the_plain_run(mirror, model):
     assert gridded["test_pearson"] == pytest.approx(plain["test_pearson"], abs=0.01)
 
 
+@pytest.mark.slow
 def test_the_selected_epochs_encoder_is_a_run_folder_the_evaluator_reads(mirror, tmp_path):
     """A supervised point on 150 real SICK pairs writes its encoder at the epoch validation r
     picks: objective ``supervised``, the composer's state and only the word rows training
@@ -261,6 +263,7 @@ def test_select_supervised_copies_the_point_of_the_best_validation_r(tmp_path):
     assert (selected["index"], selected["folder"]) == (1, str(tmp_path / "1"))
 
 
+@pytest.mark.slow
 def test_a_point_on_the_tokenised_set_is_the_point_on_the_raw_set(mirror, tmp_path):
     """150 real SICK pairs, raw (Moses-tokenised and lowercased in the job) and tokenised once
     by ``tokenise_set``: the same record; a mix of raw and tokenised sets is refused."""
