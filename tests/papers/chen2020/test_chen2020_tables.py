@@ -407,3 +407,10 @@ def test_vectors_score_the_sts_benchmark(tmp_path):
     )
     assert result.meta["sts"]["n"] == 3 and result.meta["sts"]["n_oov"] == 1
     assert result.meta["sts"]["pearson"] > 0.9  # cosines 0.995, 0.8, 1 against 4, 1, 5
+
+
+def test_an_unknown_scorer_is_one_line_naming_the_known_ones():
+    from paracomp.errors import ConfigError
+
+    with pytest.raises(ConfigError, match=r"^--kind: 'x' is not a scorer; known: run, run_sum"):
+        score_model("x", pd.DataFrame({"set": [], "index": [], "tokens": []}))

@@ -29,6 +29,7 @@ import pyarrow.parquet as pq
 
 from paracomp import artefacts
 from paracomp.atomic import atomic_path
+from paracomp.errors import ConfigError
 from paracomp.papers.chen2020.sentences import token_lists
 from paracomp.papers.chen2020.specificity import (
     constant_scores,
@@ -102,7 +103,7 @@ def score_model(
     embeddings artefact); ``sts`` (the STS Benchmark set artefact) scores runs and vectors on
     ``sts_args`` = (subset, split, tokenizer, lowercase)."""
     if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS}, not {kind!r}")
+        raise ConfigError(f"--kind: {kind!r} is not a scorer; known: {', '.join(KINDS)}")
     tokens = token_lists(sentences)
     meta: dict[str, Any] = {"kind": kind, "probabilistic": False}
     if kind in ("run", "run_sum"):
