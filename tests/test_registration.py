@@ -99,13 +99,12 @@ def test_two_papers_building_one_embeddings_differently_are_named(monkeypatch) -
 
     declared = {"p1": {"vec": ["ppdb-xl"]}, "p2": {"vec": ["ppdb-s"]}, "p3": None}
     modules = {
-        f"paracomp.papers.{p}.workflow": SimpleNamespace(
-            **({"built_embeddings": lambda block, d=d: d} if d else {})
-        )
+        p: SimpleNamespace(**({"built_embeddings": lambda block, d=d: d} if d else {}))
         for p, d in declared.items()
     }
-    monkeypatch.setattr(registration, "import_module", modules.__getitem__)
-    blocks = {p: {} for p in declared}
-    assert built_embeddings(["p1", "p3"], blocks) == {"vec": ("ppdb-xl",)}
+    modules["p4"] = None  # a paper of the generic rules alone: no workflow module
+    monkeypatch.setattr(registration, "_workflow", modules.__getitem__)
+    blocks = {p: {} for p in [*declared, "p4"]}
+    assert built_embeddings(["p1", "p3", "p4"], blocks) == {"vec": ("ppdb-xl",)}
     with pytest.raises(ConfigError, match=r"'vec' are built by p1 from \['ppdb-xl'\] and by p2"):
         built_embeddings(["p1", "p2"], blocks)

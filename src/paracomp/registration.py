@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib import import_module
+from importlib.util import find_spec
+from types import ModuleType
 from typing import Any
 
 from paracomp.errors import ConfigError
@@ -130,6 +132,13 @@ class Registrations:
             )
 
 
+def _workflow(paper: str) -> ModuleType | None:
+    """``paper``'s ``workflow`` module, None where its package has none (a paper of the
+    generic rules alone)."""
+    name = f"paracomp.papers.{paper}.workflow"
+    return import_module(name) if find_spec(name) is not None else None
+
+
 def built_embeddings(papers: Sequence[str], blocks: Mapping[str, Mapping[str, Any]]) -> Built:
     """Embeddings some paper's rules build (``resources/embeddings/<name>.parquet``) -> the raw
     datasets they need, from each paper's ``workflow.built_embeddings(block)`` where it defines
@@ -139,9 +148,7 @@ def built_embeddings(papers: Sequence[str], blocks: Mapping[str, Mapping[str, An
     out: dict[str, tuple[str, ...]] = {}
     owner: dict[str, str] = {}
     for paper in papers:
-        declare = getattr(
-            import_module(f"paracomp.papers.{paper}.workflow"), "built_embeddings", None
-        )
+        declare = getattr(_workflow(paper), "built_embeddings", None)
         for name, needs in (declare(blocks[paper]) if declare else {}).items():
             if isinstance(needs, str) or not all(isinstance(n, str) for n in needs):
                 raise ConfigError(f"{paper}: built_embeddings: {name}: expected dataset names")
