@@ -84,6 +84,17 @@ def _wordnet(args: argparse.Namespace) -> None:
     log.info("WordNet 3.0 installed in %s", target)
 
 
+def _fetched_args(p: argparse.ArgumentParser) -> None:
+    """``--source`` and ``--manifest``: where a fetched dataset's files came from."""
+    p.add_argument(
+        "--source",
+        required=True,
+        choices=["mirror", "registry", "upstream"],
+        help="the source its files were fetched from",
+    )
+    p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
+
+
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "inspect", help="show schema, rows, provenance and first rows of parquet files"
@@ -126,13 +137,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("parse-set", help="parse a fetched evaluation set into parquet")
     p.add_argument("name", help="the catalogue's evaluation set")
-    p.add_argument(
-        "--source",
-        required=True,
-        choices=["mirror", "registry", "upstream"],
-        help="the source its files were fetched from",
-    )
-    p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
+    _fetched_args(p)
     p.add_argument("--out", required=True, help="the set's parquet artefact")
     p.set_defaults(func=_parse_set)
 
@@ -144,13 +149,7 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
 
     p = sub.add_parser("embeddings", help="convert pretrained vectors into an embeddings parquet")
     p.add_argument("name", help="the catalogue's embeddings")
-    p.add_argument(
-        "--source",
-        required=True,
-        choices=["mirror", "registry", "upstream"],
-        help="the source its files were fetched from",
-    )
-    p.add_argument("--manifest", required=True, help="MANIFEST.json of the fetched files")
+    _fetched_args(p)
     p.add_argument("--out", required=True, help="the embeddings' parquet artefact")
     p.set_defaults(func=_embeddings)
 
