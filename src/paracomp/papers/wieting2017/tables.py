@@ -226,6 +226,8 @@ def table4(runs, printed: PrintedTable, resampler=None) -> dict[tuple[str, str],
 # -- Table 7 ------------------------------------------------------------------------------
 
 TABLE7_ROWS = [str(i) for i in range(1, 8)]
+NUMBERS = ("lavg", "avg", "gold")
+ONE_PAIR = "no interval: one pair's scores, not a statistic over test pairs"
 CATEGORIES = (
     ("avg_over", 2, "AVG overestimates, LSTMAVG closer to gold (the paper's examples 1-2)"),
     ("avg_under", 2, "AVG underestimates, LSTMAVG closer to gold (examples 3-4)"),
@@ -329,7 +331,8 @@ def table7(
         }
         for col in printed.columns:
             note = "our example is not the paper's pair: compare kinds of error, not numbers"
-            cells[row, col] = Cell(values[col], f"{where}; {data}", note if i == 0 else "")
+            cells[row, col] = Cell(values[col], f"{where}; {data}", note if i == 0 else "",
+                                   noise=ONE_PAIR if col in NUMBERS else "")  # fmt: skip
     return cells
 
 
@@ -372,15 +375,22 @@ def render(
     extra: Sequence[str] = (),
     lines_of=None,
     no_paper: str | None = None,
+    uncompared: Mapping[str, str] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """The wide table, its compare file and markdown (the setting said by ``lines_of``,
     :func:`setting_lines` by default; ``no_paper``: why a table without printed values has
-    no paper column, :data:`MISSING_BODY` by default)."""
+    no paper column, :data:`MISSING_BODY` by default; ``uncompared``: column -> why its
+    cells get no delta, said in their note)."""
     wide = wide_table(printed, cells)
     shown = wide_table(printed, cells, intervals=True)
     compare = compare_table(printed, cells, {})
     if printed.key == "table7":  # our pairs are not the paper's: no deltas
         compare["delta"] = None
+    for column, why in (uncompared or {}).items():
+        where = (compare["column"] == column) & compare["paper"].notna()
+        compare.loc[where, ["delta", "printed_inside"]] = None, ""
+        notes = compare.loc[where, "note"]
+        compare.loc[where, "note"] = ["; ".join(x for x in (why, n) if x) for n in notes]
     if not printed.values:
         compare["note"] = compare["note"].map(
             lambda n: "; ".join(x for x in (no_paper or MISSING_BODY, n) if x)
