@@ -154,11 +154,16 @@ def compute_cell(
     return Cell(value, desc, boot=boot, sets=sets)
 
 
+STAT_NOISE = "no interval: a statistic of the training data (a count or size), not an estimate"
+
+
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
     if stats is None or row not in stats["rows"]:
         return Cell(None, "", f"no statistics for row {row!r}")
     value, data = stats["rows"][row].get(stat), stats["data"].get(row, "")
-    return Cell(value, data) if value is not None else Cell(None, "", data or "no value")
+    if value is None:
+        return Cell(None, "", data or "no value")
+    return Cell(value, data, noise=STAT_NOISE)
 
 
 def build(
