@@ -21,7 +21,7 @@ Table 9's ranked labels and the token counts get none, each cell saying why.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,9 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from spacy.language import Language
+
+    from paracomp.eval.bootstrap import Resampler
+    from paracomp.tables.printed import PrintedTable
 
 LABEL_MAP: dict[str, str] = {
     "ROOT": "root",
@@ -229,7 +232,7 @@ COUNT_NOISE = "no interval: a count of our parsed tokens, a fact of the sample, 
 
 
 def sentence_replicates(
-    frame: pd.DataFrame, selected: pd.Series, resampler
+    frame: pd.DataFrame, selected: pd.Series, resampler: Resampler
 ) -> tuple[np.ndarray | None, str]:
     """The mean ``norm`` of the ``selected`` scored tokens on every resample of the sentences
     of ``frame`` (:data:`SENTENCES_KEY`), or None and why (the tokens lie in fewer than
@@ -346,7 +349,12 @@ def table9_cells(frame: pd.DataFrame, min_count: int) -> dict:
 
 
 def label_cells(
-    frame: pd.DataFrame, tag: str, rows: Sequence[str], dim: int, paper, resampler
+    frame: pd.DataFrame,
+    tag: str,
+    rows: Sequence[str],
+    dim: int,
+    paper: Callable[[str], float | None],
+    resampler: Resampler,
 ) -> dict:
     """Tables 10-11: per label, the mean norm of ``tag``'s tokens (``weight``), per gate
     dimension, and the count; the means with their sentence-resampled replicates."""
@@ -376,7 +384,7 @@ def label_cells(
     return cells
 
 
-def per_dimension(printed, dim: int):
+def per_dimension(printed: PrintedTable, dim: int) -> tuple[PrintedTable, dict[str, str]]:
     """Table 10 as compared: the paper's weights (of its 300-d gate) also per dimension, in
     ``Weight / dim``, and why its weights get no delta unless ``dim`` is 300 (an L1 norm
     grows with the gate's dimensions)."""
