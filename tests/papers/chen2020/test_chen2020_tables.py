@@ -160,6 +160,9 @@ def test_table3_normalised_interval_resamples_news_train_and_test(tmp_path):
     np.testing.assert_allclose(reps.values["majority|length_norm"], majority, rtol=1e-12)
     cell = _read(out).loc[("wordsum", "length_norm")]
     assert cell["ci_low"] <= cell["ours"] <= cell["ci_high"]
+    first = out.with_suffix(".compare.csv").read_bytes()
+    write_score_table("table3", sentences, scores, SETTING, out)  # same seed: same bytes
+    assert out.with_suffix(".compare.csv").read_bytes() == first
 
 
 def test_table1_counts_and_missing_sets(tmp_path):
