@@ -154,7 +154,10 @@ def compute_cell(
     return Cell(value, desc, boot=boot, sets=sets)
 
 
-STAT_NOISE = "no interval: a statistic of the training data (a count or size), not an estimate"
+STAT_NOISE = (
+    "no interval: {stat} is read from the statistics file (counts and sizes of the training "
+    "data; a score there keeps no per-pair predictions), not computed from resampled test pairs"
+)
 
 
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
@@ -163,7 +166,7 @@ def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
     value, data = stats["rows"][row].get(stat), stats["data"].get(row, "")
     if value is None:
         return Cell(None, "", data or "no value")
-    return Cell(value, data, noise=STAT_NOISE)
+    return Cell(value, data, noise=STAT_NOISE.format(stat=stat))
 
 
 def build(
