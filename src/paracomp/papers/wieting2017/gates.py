@@ -372,7 +372,7 @@ def label_cells(
         mean, count = found[row]
         data = f"{count} of {total} {tag} tokens; gate dim {dim}"
         printed = paper(row)
-        note = (f"paper {printed} of {PAPER_DIM} dims / {PAPER_DIM} = {printed / PAPER_DIM:.3f} "
+        note = (f"paper {printed} / {PAPER_DIM} dims = {printed / PAPER_DIM:.3f} "
                 "a dim" if printed is not None else "")  # fmt: skip
         selected = (frame["tag"] == tag) & (frame["label"] == row)
         boot, noise = sentence_replicates(frame, selected, resampler)

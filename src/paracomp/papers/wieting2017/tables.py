@@ -387,7 +387,7 @@ def render(
     if printed.key == "table7":  # our pairs are not the paper's: no deltas
         compare["delta"] = None
     for column, why in (uncompared or {}).items():
-        where = (compare["column"] == column) & compare["paper"].notna()
+        where = (compare["column"] == column) & compare["paper"].notna() & compare["ours"].notna()
         compare.loc[where, ["delta", "printed_inside"]] = None, ""
         notes = compare.loc[where, "note"]
         compare.loc[where, "note"] = ["; ".join(x for x in (why, n) if x) for n in notes]
