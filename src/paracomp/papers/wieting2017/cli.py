@@ -149,7 +149,7 @@ def _supervised(args: argparse.Namespace) -> None:
 
 
 def _supervised_table(args: argparse.Namespace) -> None:
-    from paracomp.papers.wieting2017.tables import write_supervised_table
+    from paracomp.papers.wieting2017.supervised_tables import write_supervised_table
 
     write_supervised_table(args.table, args.records or [], json.loads(args.setting), Path(args.out))
 
@@ -225,7 +225,7 @@ def _select_point(args: argparse.Namespace) -> None:
 
 def _select_supervised(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
-    from paracomp.papers.wieting2017.tables import pick_supervised
+    from paracomp.papers.wieting2017.supervised_tables import pick_supervised
     from paracomp.run_folder import copy_run
 
     records = {Path(p): read_json(p) for p in args.records}
