@@ -35,6 +35,7 @@ from typing import Any
 import yaml
 
 from paracomp.errors import ConfigError
+from paracomp.tables.margins import COLUMNS as MARGIN_COLUMNS
 from paracomp.tables.margins import margin_cell, margin_columns
 from paracomp.yamltext import safe_load
 
@@ -257,7 +258,7 @@ def findings(
 
 COLUMNS = (
     "claim", "where", "quote", "test", "paper", "holds", "p_holds", "verdict", "noise", "why",
-    "paper_values", "printed_margin", "noise_sd", "margin_resolvable", "margin_why",
+    "paper_values", *MARGIN_COLUMNS,
 )  # fmt: skip
 VERDICTS = ("holds", "fails", "unresolved", "no interval", "not computable")
 HOLDS_AT = 0.95

@@ -12,10 +12,11 @@ of ours and is left out. The link that decides the claim is the one of smallest 
 (``and`` and chains need every link, so the least resolved; ``or`` needs one, so the best
 resolved), and ``margin_resolvable`` is ``yes`` where its |printed margin| > 1.96 sd.
 
-The noise is at **our** test sets' sizes, not scaled to the paper's: the compare files do not
-carry the paper's number of pairs. Where our sets are smaller than the paper's (the embedded
-default's subsets), our noise is larger than the paper's, so a ``yes`` holds at the paper's
-sizes too and a ``no`` is an upper bound on what the paper's test set could not resolve.
+The noise is at **our** test sets' sizes, not scaled by √(n_ours / n_paper): the compare files
+do not carry the paper's number of pairs. With the mirror's published test sets that is the
+paper's size; where our sets are smaller (the embedded default's subsets), our noise is larger
+than the paper's, so a ``yes`` holds at the paper's sizes too and a ``no`` may be a ``yes``
+there.
 """
 
 from __future__ import annotations
