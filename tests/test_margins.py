@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from paracomp.tables.findings import Claim, findings, write_findings
+from paracomp.tables.margins import margin_cell
 from paracomp.tables.replicates import Replicates, write_replicates
 
 RNG = np.random.default_rng(7)
@@ -117,6 +118,10 @@ def test_the_markdown_shows_the_margin_compactly(tmp_path):
     assert far.endswith(f"| yes (0.2 vs sd {SD_AB:.3g}) |")
     none = next(line for line in text.splitlines() if line.startswith("| none |"))
     assert none.endswith("| — (no replicates for [u\\|d\\|x]) |")
+    short = margin_cell(
+        {"margin_resolvable": "", "margin_why": "no number of ours in [t|a|x], [t|b|x]"}
+    )
+    assert short == "— (no number of ours in 2 cells)"
     with open(csv_path, newline="") as handle:
         header = next(csv.reader(handle))
     assert header[-4:] == ["printed_margin", "noise_sd", "margin_resolvable", "margin_why"]

@@ -149,7 +149,11 @@ def _empty(why: str) -> dict[str, str]:
 
 
 def margin_cell(row: Mapping[str, str]) -> str:
-    """The findings markdown's cell: ``yes (4.1 vs sd 0.52)``, or ``—`` and the reason."""
+    """The findings markdown's cell: ``yes (4.1 vs sd 0.52)``, or ``—`` and the reason (a list
+    of cells as their number: the CSV names them)."""
     if not row["margin_resolvable"]:
-        return f"— ({row['margin_why']})"
+        why = re.sub(
+            r"\[[^\]]*\](?:, \[[^\]]*\])+", lambda m: f"{m[0].count('[')} cells", row["margin_why"]
+        )
+        return f"— ({why})"
     return f"{row['margin_resolvable']} ({row['printed_margin']} vs sd {row['noise_sd']})"
