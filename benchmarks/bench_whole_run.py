@@ -107,15 +107,21 @@ def _group(rows: Iterable[Job], key: str) -> list[tuple[str, list[Job]]]:
     return sorted(groups.items(), key=lambda item: -sum(j.cpu for j in item[1]))
 
 
+def _split(members: Iterable[Job]) -> dict[str, float]:
+    """The CPU-seconds of ``members`` per phase."""
+    split: dict[str, float] = defaultdict(float)
+    for job in members:
+        for phase, seconds in job.split().items():
+            split[phase] += seconds
+    return split
+
+
 def _table(title: str, groups: list[tuple[str, list[Job]]], total_cpu: float) -> list[str]:
     head = ["jobs", "CPU-s", "share", "CPU-s/job", "max RSS MB", *COLUMNS]
     lines = [f"| {title} | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for name, members in groups:
         cpu = sum(j.cpu for j in members)
-        split: dict[str, float] = defaultdict(float)
-        for job in members:
-            for phase, seconds in job.split().items():
-                split[phase] += seconds
+        split = _split(members)
         cells = [
             str(len(members)),
             f"{cpu:.0f}",
@@ -137,16 +143,15 @@ def table(workdir: Path, top: int = 15) -> str:
     record_path = workdir / RECORD
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
     total_cpu = sum(j.cpu for j in found)
-    phases: dict[str, float] = defaultdict(float)
-    for job in found:
-        for phase, seconds in job.split().items():
-            phases[phase] += seconds
+    phases = _split(found)
+    wall = record.get("wall_s")
     lines = [
         f"Run: `snakemake --cores {record.get('cores', '?')} {' '.join(record.get('targets', []))}`"
         f" at {record.get('commit', '?')}, {record.get('date', '?')}, on {record.get('machine', '?')}"
         f" (load before the run {record.get('load', '?')}).",
         "",
-        f"Wall time {record.get('wall_s', float('nan')):.0f} s; {len(found)} jobs; "
+        (f"Wall time {wall:.0f} s; " if wall else "The run did not finish: ")
+        + f"{len(found)} jobs of {record.get('planned', '?')} planned; "
         f"{total_cpu:.0f} CPU-s; the largest job's peak RSS "
         f"{max(j.rss_mb for j in found):.0f} MB.",
         "",
@@ -185,23 +190,39 @@ def run(clone: Path, cores: int, targets: list[str]) -> None:
         ["git", "rev-parse", "--short", "HEAD"], cwd=clone, capture_output=True, text=True
     ).stdout.strip()
     env = {**os.environ, "PYTHONPATH": str(clone / "src")}
-    load = os.getloadavg()[0]
-    start = time.perf_counter()
-    done = subprocess.run(["snakemake", "--cores", str(cores), *targets], cwd=clone, env=env)
-    wall = time.perf_counter() - start
+    plan = subprocess.run(
+        ["snakemake", "-n", *targets, "--quiet", "rules"],
+        cwd=clone,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        check=True,
+    ).stdout
     record = {
         "targets": targets,
         "cores": cores,
-        "wall_s": wall,
-        "returncode": done.returncode,
+        "planned": _planned(plan),
         "commit": commit,
         "date": datetime.date.today().isoformat(),
         "machine": f"{platform.node()}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}",
-        "load": round(load, 2),
+        "load": round(os.getloadavg()[0], 2),
         "mirror": os.environ.get("PARACOMP_MIRROR"),
     }
+    (clone / RECORD).write_text(json.dumps(record, indent=2) + "\n")  # a killed run keeps it
+    start = time.perf_counter()
+    done = subprocess.run(["snakemake", "--cores", str(cores), *targets], cwd=clone, env=env)
+    record.update(wall_s=time.perf_counter() - start, returncode=done.returncode)
     (clone / RECORD).write_text(json.dumps(record, indent=2) + "\n")
     sys.exit(done.returncode)
+
+
+def _planned(summary: str) -> int | None:
+    """The job count of ``snakemake -n --quiet rules``' table (its ``total`` row)."""
+    for line in summary.splitlines():
+        if line.startswith("total"):
+            return int(line.split()[1])
+    return None
 
 
 def main() -> None:

@@ -90,6 +90,7 @@ def test_whole_run_table_splits_by_family_paper_and_phase(tmp_path: Path) -> Non
     assert jobs["train_model/elgohary2016/a"].split() == {"startup": 2, "imports": 4, "steps": 10}
     assert jobs["corpus/word_alignment"].split() == {"unsplit": 4.0}
     text = bench.table(tmp_path)
+    assert "The run did not finish: 2 jobs of ? planned; 20 CPU-s" in text
     assert "| steps | 10 | 50.0% |" in text
     assert "| unsplit | 4 | 20.0% |" in text
     assert "| train_model | 1 | 16 | 80.0% | 16.0 | 100 | 2 | 4 |" in text
