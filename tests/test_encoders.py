@@ -161,6 +161,28 @@ def test_recurrent_export_loads_in_a_fresh_process(project, tmp_path):
     assert not (tmp_path / "w2v").exists()
 
 
+def test_the_model_card_gives_the_leaderboards_scores_with_their_intervals(project, tmp_path):
+    board = Path("results/leaderboard.csv")
+    board.write_text(
+        "model,paper,composition,toy,toy ci_low,toy ci_high,sts mean,sts mean ci_low,"
+        "sts mean ci_high,rank,rank_low,rank_high,men,wordsim mean,toy/all,note\n"
+        "toy/gran,toy,composer gran,45.67,40.12,51.03,45.67,40.12,51.03,1,1,2,,,45.67,\n"
+        "toy-vectors,,mean of word rows,30.00,,,30.00,,,2,1,2,12.5,12.5,30.00,no score: x\n"
+    )
+    export(load_encoder("toy/gran"), "paracomp", tmp_path / "gran")
+    card = (tmp_path / "gran" / "README.md").read_text()
+    assert "| toy | 45.7 | 40.1–51.0 |\n| sts mean | 45.7 | 40.1–51.0 |\n" in card
+    assert "Rank by sts mean: 1 of 2 (95% interval 1–2 over the joint resamples)" in card
+    assert "toy/all" not in card and "| men |" not in card
+    export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
+    card = (tmp_path / "w2v" / "README.md").read_text()
+    assert "| sts mean | 30.0 |  |\n| men | 12.5 |  |\n" in card and "no score: x" in card
+    board.write_text(board.read_text().replace("toy-vectors", "other"))
+    export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
+    card = (tmp_path / "w2v" / "README.md").read_text()
+    assert "not in `results/leaderboard.csv`" in card and "| sts mean |" in card
+
+
 def test_a_newer_format_version_is_refused(project, tmp_path):
     out = tmp_path / "vectors-export"
     export(load_encoder("toy-vectors"), "paracomp", out)
