@@ -205,6 +205,49 @@ def test_gensim_reads_the_text_vectors(project, tmp_path, fmt):
     np.testing.assert_allclose(loaded.vectors, matrix, atol=1e-6)
 
 
+@pytest.mark.slow
+def test_a_compvec_run_exports_as_static_vectors(tmp_path):
+    """A CompVec run (scheepers2018: word rows tuned towards lemma vectors, composed by their
+    mean) exports its tuned rows as word2vec and GloVe text, which gensim reads back, and as
+    a model2vec folder that encodes as the run does."""
+    from gensim.models import KeyedVectors
+    from model2vec import StaticModel
+
+    from paracomp.papers.scheepers2018.runs import run_config
+    from paracomp.run_folder import read_rows
+    from paracomp.train.tasks import train_targets
+
+    vocab = ["PAD", "UNK", *WORDS]
+    definitions = pa.table(
+        {"lemma": ["guitar", "onion", "cat", "market", "football"],
+         "definition": ["a man plays", "someone cuts an", "the dog on the mat", "stocks fell",
+                        "kids are playing soccer"]}
+    )  # fmt: skip
+    initial = np.random.default_rng(0).normal(size=(len(vocab), 6)).astype(np.float32)
+    initial[0] = 0
+    settings = {"steps": 6, "freeze_steps": 2, "batch_size": 4}
+    config = run_config("average", "mean", "compvec", settings, {"default": 0.25})
+    train_targets(config, definitions, vocab, initial, tmp_path / "run")
+    words, tuned = read_rows(tmp_path / "run")
+    assert words == vocab and not np.allclose(tuned, initial)  # CompVec moved the rows
+    encoder = load_encoder(tmp_path / "run", tokenisation=Tokenisation("moses", True, "skip"))
+    assert encoder.info["composition"] == "composer mean"
+    for fmt in ("word2vec", "glove"):
+        export(encoder, fmt, tmp_path / fmt)
+        loaded = KeyedVectors.load_word2vec_format(
+            tmp_path / fmt / "vectors.txt", no_header=fmt == "glove"
+        )
+        assert list(loaded.index_to_key) == WORDS  # PAD and UNK are not words
+        np.testing.assert_allclose(loaded.vectors, tuned[2:], atol=1e-6)
+    export(encoder, "model2vec", tmp_path / "m2v")
+    sentences = [a for a, _, _ in PAIRS] + ["Zebras sing.", "The cat plays football."]
+    m2v = StaticModel.from_pretrained(tmp_path / "m2v").encode(sentences)
+    np.testing.assert_allclose(m2v, encoder.encode(sentences), atol=1e-5)
+    card = (tmp_path / "m2v" / "README.md").read_text()
+    assert "composer mean; objective targets" in card
+    assert "paracomp composes the first 32 tokens of a sentence; this model2vec export" in card
+
+
 def _sts_sentences(mirror: Path) -> list[str]:
     from paracomp.data import catalog
     from paracomp.data.parsers import parse_set

@@ -185,6 +185,14 @@ def render(encoder: Encoder, fmt: str, root: Path) -> str:
             else []
         ),
         f"- tokenisation: {t.tokenizer}, lowercase {t.lowercase}, OOV policy {t.oov}",
+        *(
+            [
+                f"- length: paracomp composes the first {limit} tokens of a sentence; this "
+                f"{fmt} export reads them all (longer sentences encode otherwise)"
+            ]
+            if fmt != "paracomp" and (limit := getattr(encoder.inner, "max_length", None))
+            else []
+        ),
         "",
         "## Training",
         "",
