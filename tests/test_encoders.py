@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from paracomp import artefacts
@@ -305,6 +306,7 @@ def test_encode_command(project, tmp_path, capsys):
     sentences, matrix = vectors.read(out)
     assert sentences == ["A man plays the guitar.", "", "zzz qqq"]
     np.testing.assert_allclose(matrix, load_encoder("toy-vectors").encode(sentences))
+    assert not matrix[1:].any()  # OOV policy skip: the empty sentence's vector, zeros
     prov = artefacts.provenance(out)
     assert prov["config"]["model"]["model"] == "toy-vectors"
     assert set(prov["config"]["versions"]) >= {"paracomp", "numpy"}
@@ -328,7 +330,30 @@ def test_encode_bad_input_is_named_and_nothing_written(project, tmp_path, capsys
     unknown = ["encode", "--model", "nope", "--in", str(table), "--column", "text"]
     assert main([*unknown, "--out", str(out)]) == 2
     assert "unknown model 'nope'; known: toy-vectors, toy/gran" in capsys.readouterr().err
+    parquet = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [1], "text": ["hello"]}), parquet)
+    args = ["encode", "--model", "toy-vectors", "--in", str(parquet), "--column", "sentence"]
+    assert main([*args, "--out", str(out)]) == 2
+    assert "in.parquet: no column 'sentence'; the columns are ['id', 'text']" in (
+        capsys.readouterr().err
+    )
     assert not out.exists() and list(tmp_path.glob(".out*")) == []
+
+
+def test_an_export_that_fails_midway_leaves_the_old_folder(project, tmp_path):
+    words = ["fine", "two words"]
+    path = tmp_path / "spaced.parquet"
+    rows = np.ones((2, 3), np.float32)
+    artefacts.write_embeddings(words, rows, path, artefacts.Provenance("s", "t", {}, {}))
+    encoder = load_encoder(path, tokenisation=Tokenisation("whitespace", False, "skip"))
+    out = tmp_path / "exported"
+    out.mkdir()
+    (out / "vectors.txt").write_text("old\n")
+    with pytest.raises(ConfigError, match="word 'two words' holds whitespace"):
+        export(encoder, "word2vec", out)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert [p.name for p in out.iterdir()] == ["vectors.txt"]
+    assert (out / "vectors.txt").read_text() == "old\n"
 
 
 def test_similarity_and_neighbours_commands(project, tmp_path, capsys):
