@@ -182,6 +182,9 @@ def test_the_model_card_gives_the_leaderboards_scores_with_their_intervals(proje
     export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
     card = (tmp_path / "w2v" / "README.md").read_text()
     assert "not in `results/leaderboard.csv`" in card and "| sts mean |" in card
+    board.write_text("name,sts mean\ntoy-vectors,1\n")
+    with pytest.raises(DataError, match=r"leaderboard.csv: no column 'model'; the columns are"):
+        export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
 
 
 def test_a_newer_format_version_is_refused(project, tmp_path):

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from paracomp.encoders.encoder import Encoder
+from paracomp.errors import DataError
 
 CARD = "README.md"
 
@@ -84,20 +85,21 @@ def _leaderboard_scores(model: str, path: Path) -> list[str] | None:
     has one (``<column> ci_low``/``ci_high``) and its rank interval; None if not there."""
     import pandas as pd
 
-    from paracomp.tables.leaderboard import HEAD
+    from paracomp.tables.leaderboard import HEAD, RANK_COLUMNS, STS_MEAN
 
     if not model or not path.is_file():
         return None
     frame = pd.read_csv(path)
+    if "model" not in frame.columns:
+        raise DataError(f"{path}: no column 'model'; the columns are {list(frame.columns)}")
     found = frame[frame["model"] == model]
     if not len(found):
         return None
     row = {k: (None if pd.isna(v) else v) for k, v in found.iloc[0].to_dict().items()}
-    rank_columns = {"rank", "rank_low", "rank_high"}
     sets = [
         c
         for c in frame.columns
-        if c not in (*HEAD, "note") and c not in rank_columns and "/" not in c
+        if c not in (*HEAD, *RANK_COLUMNS, "note") and "/" not in c
         and not c.endswith((" ci_low", " ci_high"))
     ]  # fmt: skip
     lines = [
@@ -107,7 +109,7 @@ def _leaderboard_scores(model: str, path: Path) -> list[str] | None:
     rank = (
         [
             "",
-            f"Rank by sts mean: {int(row['rank'])} of {ranked} (95% interval "
+            f"Rank by {STS_MEAN}: {int(row['rank'])} of {ranked} (95% interval "
             f"{int(row['rank_low'])}–{int(row['rank_high'])} over the joint resamples).",
         ]
         if row.get("rank") is not None and row.get("rank_low") is not None
