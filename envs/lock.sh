@@ -15,7 +15,9 @@ trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q "pip-tools>=7.4"
 echo "torch==$TORCH+cpu" > "$work/torch.txt"
-"$work/venv/bin/pip-compile" -q --generate-hashes --extra test --extra docs --extra slurm \
+# the header names this script, not the temporary constraint file: the same pins, the same lock
+CUSTOM_COMPILE_COMMAND="bash envs/lock.sh" "$work/venv/bin/pip-compile" -q --generate-hashes \
+    --extra test --extra docs --extra slurm \
     --no-strip-extras --unsafe-package torch --unsafe-package paracomp \
     --no-emit-index-url --no-emit-find-links -c "$work/torch.txt" \
     -o requirements.lock pyproject.toml
