@@ -50,14 +50,19 @@ class Job:
     rss_mb: float
     phases: dict[str, float] = field(default_factory=dict)
 
+    @property
+    def total(self) -> float:
+        """CPU-seconds: Snakemake's (which counts child processes too, but samples, so it
+        misses the end of a job), or the process's own where that is more."""
+        return max(self.cpu, sum(self.phases.values()))
+
     def split(self) -> dict[str, float]:
-        """The job's CPU-seconds per :data:`COLUMNS`, scaled to Snakemake's CPU time (which
-        counts child processes too), or all ``unsplit``."""
+        """The job's :attr:`total` per :data:`COLUMNS` (the phases scaled to it), or all
+        ``unsplit``."""
         logged = sum(self.phases.values())
         if not self.phases or logged <= 0:
-            return {"unsplit": self.cpu}
-        scale = max(self.cpu, logged) / logged
-        return {k: v * scale for k, v in self.phases.items()}
+            return {"unsplit": self.total}
+        return {k: v * self.total / logged for k, v in self.phases.items()}
 
 
 def _phases(log: Path) -> dict[str, float]:
@@ -89,7 +94,7 @@ def jobs(workdir: Path) -> list[Job]:
         found.append(
             Job(
                 path=str(rel),
-                family=parts[0],
+                family="/".join(parts[:2]) if parts[0] in PAPERS else parts[0],
                 paper=paper,
                 wall=float(row["s"]),
                 cpu=float(row["cpu_time"]),
@@ -104,7 +109,7 @@ def _group(rows: Iterable[Job], key: str) -> list[tuple[str, list[Job]]]:
     groups: dict[str, list[Job]] = defaultdict(list)
     for job in rows:
         groups[getattr(job, key)].append(job)
-    return sorted(groups.items(), key=lambda item: -sum(j.cpu for j in item[1]))
+    return sorted(groups.items(), key=lambda item: -sum(j.total for j in item[1]))
 
 
 def _split(members: Iterable[Job]) -> dict[str, float]:
@@ -120,7 +125,7 @@ def _table(title: str, groups: list[tuple[str, list[Job]]], total_cpu: float) ->
     head = ["jobs", "CPU-s", "share", "CPU-s/job", "max RSS MB", *COLUMNS]
     lines = [f"| {title} | " + " | ".join(head) + " |", "|---" * (len(head) + 1) + "|"]
     for name, members in groups:
-        cpu = sum(j.cpu for j in members)
+        cpu = sum(j.total for j in members)
         split = _split(members)
         cells = [
             str(len(members)),
@@ -142,7 +147,7 @@ def table(workdir: Path, top: int = 15) -> str:
         raise SystemExit(f"{workdir}: no benchmark files under benchmarks/snakemake/")
     record_path = workdir / RECORD
     record = json.loads(record_path.read_text()) if record_path.exists() else {}
-    total_cpu = sum(j.cpu for j in found)
+    total_cpu = sum(j.total for j in found)
     phases = _split(found)
     wall = record.get("wall_s")
     lines = [
@@ -170,11 +175,11 @@ def table(workdir: Path, top: int = 15) -> str:
         "| job | wall s | CPU-s | max RSS MB | largest phase |",
         "|---|---|---|---|---|",
     ]
-    for job in sorted(found, key=lambda j: -j.cpu)[:top]:
+    for job in sorted(found, key=lambda j: -j.total)[:top]:
         split = job.split()
         largest = max(split, key=split.__getitem__)
         lines.append(
-            f"| {job.path} | {job.wall:.1f} | {job.cpu:.1f} | {job.rss_mb:.0f} | "
+            f"| {job.path} | {job.wall:.1f} | {job.total:.1f} | {job.rss_mb:.0f} | "
             f"{largest} {split[largest]:.1f} |"
         )
     return "\n".join(lines) + "\n"

@@ -39,6 +39,7 @@ from paracomp.papers.chen2020.specificity import (
     token_lengths,
     vector_scores,
 )
+from paracomp.timing import timed
 
 KINDS = (
     "run",
@@ -88,6 +89,7 @@ def _oov(tokens: list[list[str]], known: Any) -> float:
     return unknown / total if total else 0.0
 
 
+@timed("evaluate")
 def score_model(
     kind: str,
     sentences: pd.DataFrame,

@@ -46,6 +46,7 @@ from paracomp.models.definition import DefinitionModel, EncodedDefinitions
 from paracomp.papers.scheepers2018.compvec_eval import compvec_both, group_queries
 from paracomp.papers.scheepers2018.dataset import DefinitionData
 from paracomp.run_folder import read_definition_model
+from paracomp.timing import timed
 
 log = logging.getLogger(__name__)
 
@@ -178,6 +179,7 @@ def _sick(
     }
 
 
+@timed("evaluate")
 def evaluate_run(
     run_dir: Path,
     data_dir: Path,
