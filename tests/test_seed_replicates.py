@@ -199,3 +199,19 @@ def test_without_replicates_the_file_has_no_seed_parts(tmp_path):
         pq.read_schema(tmp_path / "table6.replicates.parquet").metadata[b"paracomp.replicates"]
     )
     assert set(meta) == {"resamples", "seed", "sets"}
+
+
+def test_a_replicate_without_its_seed_is_refused_in_one_line(tmp_path, capsys):
+    args = [
+        "table",
+        "elgohary2016",
+        "table6",
+        "--spec",
+        '{"columns": {}}',
+        "--out",
+        str(tmp_path / "t.csv"),
+    ]
+    assert main([*args, "--replicate", f"g={tmp_path}"]) != 0
+    err = capsys.readouterr().err.strip()
+    assert err.endswith(f"--replicate: expected MODEL:SEED=DIR, got g={tmp_path}")
+    assert len(err.splitlines()) == 1
