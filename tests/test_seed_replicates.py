@@ -106,8 +106,8 @@ def test_a_collapsed_seed_is_left_out_and_named():
         "m", [1, 2, 3], [0.61, None, 0.6], [BOOT, None, BOOT], ["", "correlation undefined", ""]
     )
     assert "seed 2 collapsed (correlation undefined" in diverged.note and diverged.boot is not None
-    gone = combine("m", [1, 2], [None, None], [None, None], ["x", "y"])
-    assert gone.value is None and gone.note.startswith("every seed collapsed")
+    empty = combine("m", [1, 2], [None, None], [None, None], ["no pairs of x", "no pairs of x"])
+    assert empty.value is None and empty.note == "no pairs of x"  # missing data: no collapse
 
 
 def test_margin_is_the_distance_from_flipping():
@@ -173,6 +173,8 @@ def test_a_table_over_seeds_and_its_findings(tmp_path):
     assert glove["sd"] == round(np.std(rs[:2], ddof=1), 3)
     assert f"seed 3 collapsed ({rs[2]:.4g} vs median" in glove["note"]
     assert other["replicates"] == 1 and pd.isna(other["sd"])
+    missing = compare.loc[("2012", "glove")]  # no 2012 subset in any seed: empty, no collapse
+    assert pd.isna(missing["ours"]) and "collapsed" not in missing["note"]
     reps = read_replicates(tmp_path / "table6.replicates.parquet")
     assert reps.seeds == {"SICK|glove": list(rs[:2])} and list(reps.test) == ["SICK|glove"]
     claims = [Claim("c", "q", "w", "[table6|SICK|glove] > [table6|SICK|biphr_1m]")]

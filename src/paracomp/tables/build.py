@@ -179,6 +179,8 @@ def seed_cell(
     """The cell of ``model`` over its seed replicates (seed -> evaluation): their mean and sd,
     replicates combining seeds and test pairs, collapsed seeds named (:mod:`paracomp.tables.seeds`)."""
     each = [compute_cell(ev, ref, metric, mode, resampler) for ev in seeds.values()]
+    if all(c.value is None for c in each):  # its data are missing, whatever the seed
+        return each[0]
     found = combine(
         model, list(seeds), [c.value for c in each], [c.boot for c in each],
         [c.reason for c in each],

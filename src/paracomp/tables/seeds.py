@@ -67,7 +67,10 @@ def combine(
     reasons: Sequence[str],
 ) -> Combined:
     """The cell of ``model`` over its replicates (one value, bootstrap replicates and reason
-    for an empty value per seed of ``seeds``)."""
+    for an empty value per seed of ``seeds``); empty with the first reason when no seed has a
+    value (the cell's data are missing: nothing collapsed)."""
+    if all(v is None or not np.isfinite(v) for v in values):
+        return Combined(None, None, (), None, None, next((r for r in reasons if r), "no value"))
     out = collapsed(values)
     dropped = [
         f"seed {s} collapsed ({reason or _shown(v)} vs median {_shown(_median(values))}): left out"
@@ -77,8 +80,6 @@ def combine(
     kept = [i for i, bad in enumerate(out) if not bad]
     used = ", ".join(str(seeds[i]) for i in kept)
     note = "; ".join([f"mean over {len(kept)} seeds ({used})", *dropped])
-    if not kept:
-        return Combined(None, None, (), None, None, "; ".join(["every seed collapsed", *dropped]))
     numbers = tuple(float(values[i]) for i in kept)  # type: ignore[arg-type]
     sd = float(np.std(numbers, ddof=1)) if len(numbers) > 1 else None
     found = [boots[i] for i in kept]
