@@ -39,6 +39,7 @@ from paracomp.settings import coerce as coerce_settings
 from paracomp.tables.findings import read_claims, tables_of
 from paracomp.run_config import schema as run_schema
 from paracomp.run_config import validate as check_run_settings
+from paracomp.train.replicates import expand_blocks
 from paracomp.train.stacks import split_grid
 from paracomp.train.grid import (
     TRAINER_INPUTS,
@@ -88,6 +89,9 @@ EVAL = config["evaluation"]
 TRAIN = config["training"]
 TRAIN["defaults"] = coerce_settings(TRAIN["defaults"], run_schema())
 BLOCKS = config["papers"]
+REPLICATES = expand_blocks(BLOCKS, TRAIN)
+"""paper -> run -> seed -> its replicate run (``replicates``, paracomp.train.replicates); the
+replicate runs are in BLOCKS' runs, trained by the generic rules."""
 STACKING = (
     list(PAPERS)
     if TRAIN["stack_grid"] is True
@@ -645,8 +649,11 @@ def generic_tables(paper: str) -> list[str]:
 
 
 def table_models(paper: str, table: str) -> list[str]:
+    """The models of a table's columns and their seed replicates."""
     columns = table_spec(paper, table)["columns"].values()
-    return sorted({model_of(paper, c["model"]) for c in columns if c.get("model")})
+    names = {c["model"] for c in columns if c.get("model")}
+    seeds = {r for n in names for r in REPLICATES.get(paper, {}).get(n, {}).values()}
+    return sorted({model_of(paper, n) for n in names | seeds})
 
 
 def table_stats(paper: str, table: str) -> list[str]:
@@ -674,6 +681,19 @@ def table_eval_args(wildcards) -> list[str]:
     columns = table_spec(wildcards.paper, wildcards.table)["columns"].values()
     models = sorted({c["model"] for c in columns if c.get("model")})
     return [f"{m}=results/eval/{model_of(wildcards.paper, m)}" for m in models]
+
+
+def table_replicate_args(wildcards) -> str:
+    """``--replicate model:seed=results/eval/<run> …`` of the table's runs with seed
+    replicates ("" if none)."""
+    columns = table_spec(wildcards.paper, wildcards.table)["columns"].values()
+    groups = REPLICATES.get(wildcards.paper, {})
+    found = [
+        f"{m}:{seed}=results/eval/{wildcards.paper}/{run}"
+        for m in sorted({c["model"] for c in columns if c.get("model")} & set(groups))
+        for seed, run in groups[m].items()
+    ]
+    return " ".join(["--replicate", *map(shlex.quote, found)]) if found else ""
 
 
 def table_spec_json(wildcards) -> str:

@@ -51,6 +51,7 @@ for _paper in BLOCKS:
             spec=table_spec_json,
             evals=table_eval_args,
             stats=table_stats_arg,
+            replicates=table_replicate_args,
         localrule: True
         resources:
             mem_mb=2000,
@@ -59,7 +60,8 @@ for _paper in BLOCKS:
             "../envs/paracomp.yaml"
         shell:
             "paracomp table {wildcards.paper} {wildcards.table} --spec {params.spec:q}"
-            " --eval {params.evals:q} {params.stats} --out {output.table:q} > {log} 2>&1"
+            " --eval {params.evals:q} {params.stats} {params.replicates}"
+            " --out {output.table:q} > {log} 2>&1"
 
 
 rule top_table:

@@ -26,7 +26,22 @@ def _table(args: argparse.Namespace) -> None:
         {k: Path(v) for k, v in key_values(args.eval).items()},
         Path(args.out),
         stats,
+        _seed_dirs(args.replicate),
     )
+
+
+def _seed_dirs(items: list[str]) -> dict[str, dict[int, Path]]:
+    """``MODEL:SEED=DIR`` arguments as model -> seed -> folder."""
+    from paracomp.arguments import key_value_pairs
+    from paracomp.errors import ConfigError
+
+    found: dict[str, dict[int, Path]] = {}
+    for key, folder in key_value_pairs(items):
+        model, _, seed = key.rpartition(":")
+        if not model or not seed.lstrip("-").isdigit():
+            raise ConfigError(f"--replicate: expected MODEL:SEED=DIR, got {key}={folder}")
+        found.setdefault(model, {})[int(seed)] = Path(folder)
+    return found
 
 
 def _findings(args: argparse.Namespace) -> None:
@@ -71,6 +86,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="MODEL=DIR",
         help="each model's evaluation folder (results/eval/<model>)",
+    )
+    p.add_argument(
+        "--replicate",
+        nargs="*",
+        default=[],
+        metavar="MODEL:SEED=DIR",
+        help="a seed replicate's evaluation folder: the model's cells are the mean over its seeds",
     )
     p.add_argument("--stats", help="statistics JSON for columns with `stat`")
     p.add_argument(

@@ -5,7 +5,8 @@ subset it reads resampled with its test set's shared resamples, then aggregated 
 is); the compare file gives their 95% percentile interval (``ci_low``, ``ci_high``), ``sd``
 (the standard deviation over seed replicates: empty with one seed), ``replicates`` (seeds) and
 ``printed_inside`` (whether the printed number lies in the interval), the markdown ``61.8
-±1.1`` (half the interval's width).
+±1.1`` (half the interval's width). A column whose run has seed replicates is their mean
+(:mod:`paracomp.tables.seeds`), its replicates combining seeds and test pairs.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import pandas as pd
 from paracomp.eval import aggregate, bootstrap
 from paracomp.tables.layout import GroupRef, LeafRef, leaf_refs
 from paracomp.tables.printed import PrintedTable
+from paracomp.tables.seeds import combine
 
 COMPARE_COLUMNS = [
     "row", "column", "ours", "paper", "delta", "ci_low", "ci_high", "sd", "replicates",
@@ -50,7 +52,8 @@ class ModelEval:
 class Cell:
     """A cell's value with the data it read, or why it is empty; a computed one its bootstrap
     replicates (``boot``, on the cell's scale) and the test sets they resample (``sets``),
-    or ``noise``: why it has none."""
+    or ``noise``: why it has none. A cell over seed replicates also has ``sd``, the kept
+    seeds' ``seeds`` values and ``test``, one seed's test-pair replicates."""
 
     value: float | None
     data: str
@@ -58,9 +61,12 @@ class Cell:
     boot: np.ndarray | None = None
     sets: tuple[str, ...] = ()
     noise: str = ""
+    sd: float | None = None
+    seeds: tuple[float, ...] = ()
+    test: np.ndarray | None = None
 
     def scaled(self, scale: float) -> Cell:
-        """The cell with its value and replicates × ``scale``."""
+        """The cell with its value, sd and replicates × ``scale``."""
         return Cell(
             None if self.value is None else self.value * scale,
             self.data,
@@ -68,7 +74,15 @@ class Cell:
             None if self.boot is None else self.boot * scale,
             self.sets,
             self.noise,
+            None if self.sd is None else self.sd * scale,
+            tuple(v * scale for v in self.seeds),
+            None if self.test is None else self.test * scale,
         )
+
+    @property
+    def replicates(self) -> int:
+        """The seeds the value is a mean of (1 without replicates)."""
+        return len(self.seeds) or 1
 
 
 def _leaf(ev: ModelEval, ref: LeafRef, metric: str) -> tuple[aggregate.Leaf | None, str]:
@@ -160,6 +174,33 @@ STAT_NOISE = (
 )
 
 
+def seed_cell(
+    model: str,
+    seeds: dict[int, ModelEval],
+    ref: LeafRef | GroupRef,
+    metric: str,
+    mode: str,
+    resampler: bootstrap.Resampler,
+) -> Cell:
+    """The cell of ``model`` over its seed replicates (seed -> evaluation): their mean and sd,
+    replicates combining seeds and test pairs, collapsed seeds named (:mod:`paracomp.tables.seeds`)."""
+    each = [compute_cell(ev, ref, metric, mode, resampler) for ev in seeds.values()]
+    if all(c.value is None for c in each):  # its data are missing, whatever the seed
+        return each[0]
+    found = combine(
+        model, list(seeds), [c.value for c in each], [c.boot for c in each],
+        [c.reason for c in each],
+    )  # fmt: skip
+    first = next((c for c in each if c.value is not None), each[0])
+    if found.value is None:
+        return Cell(None, first.data, found.note)
+    noise = next((c.noise for c in each if c.noise), "")
+    return Cell(
+        found.value, first.data, found.note, found.boot, first.sets, noise, found.sd,
+        found.values, found.test,
+    )  # fmt: skip
+
+
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
     if stats is None or row not in stats["rows"]:
         return Cell(None, "", f"no statistics for row {row!r}")
@@ -177,10 +218,11 @@ def build(
     evals: dict[str, ModelEval],
     stats: dict | None = None,
     resampler: bootstrap.Resampler | None = None,
+    seeds: dict[str, dict[int, ModelEval]] | None = None,
 ) -> tuple[pd.DataFrame, pd.DataFrame, str]:
     """The table in the paper's layout, its comparison file and a markdown rendering
     (:func:`build_cells`, then :func:`render`)."""
-    cells = build_cells(printed, refs, columns, aggregation, evals, stats, resampler)
+    cells = build_cells(printed, refs, columns, aggregation, evals, stats, resampler, seeds)
     return render(printed, cells, columns, aggregation)
 
 
@@ -203,13 +245,16 @@ def build_cells(
     evals: dict[str, ModelEval],
     stats: dict | None = None,
     resampler: bootstrap.Resampler | None = None,
+    seeds: dict[str, dict[int, ModelEval]] | None = None,
 ) -> dict[tuple[str, str], Cell]:
     """Every cell of the table in the paper's layout, keyed ``(row, column)``.
 
     A column is computed from a model's evaluation (``model``; with its bootstrap replicates
-    on ``resampler``, a fresh default one if None), read from a statistics file (``stat``: the
+    on ``resampler``, a fresh default one if None; a model in ``seeds`` over its seed
+    replicates' evaluations, :func:`seed_cell`), read from a statistics file (``stat``: the
     key in ``stats["rows"][row]``), or left empty with its ``reason``.
     """
+    seeds = seeds or {}
     resampler = resampler or bootstrap.Resampler()
     metric = printed.metric if printed.metric in ("pearson", "spearman") else "pearson"
     cells: dict[tuple[str, str], Cell] = {}
@@ -223,7 +268,12 @@ def build_cells(
             elif row not in refs:
                 cells[row, column] = Cell(None, "", f"row {row!r} is not an evaluation row")
             else:
-                cell = compute_cell(evals[spec["model"]], refs[row], metric, aggregation, resampler)
+                model, ref = spec["model"], refs[row]
+                cell = (
+                    seed_cell(model, seeds[model], ref, metric, aggregation, resampler)
+                    if model in seeds
+                    else compute_cell(evals[model], ref, metric, aggregation, resampler)
+                )
                 cells[row, column] = cell.scaled(printed.scale)
     return cells
 
@@ -282,11 +332,20 @@ def wide_table(
     return pd.DataFrame(data)
 
 
-def replicate_table(cells: dict[tuple[str, str], Cell]) -> tuple[dict[str, np.ndarray], dict]:
-    """The replicates of every cell that has them, keyed ``row|column``, and per key the
-    test sets they resample."""
+def replicate_table(
+    cells: dict[tuple[str, str], Cell],
+) -> tuple[dict[str, np.ndarray], dict, dict[str, list[float]], dict[str, np.ndarray]]:
+    """The replicates of every cell that has them, keyed ``row|column``; per key the test
+    sets they resample; and of the cells over seeds, the seeds' values and one seed's
+    test-pair replicates."""
     found = {f"{r}|{c}": cell for (r, c), cell in cells.items() if cell.boot is not None}
-    return {k: c.boot for k, c in found.items()}, {k: list(c.sets) for k, c in found.items()}  # type: ignore[misc]
+    seeded = {k: c for k, c in found.items() if c.test is not None}
+    return (
+        {k: c.boot for k, c in found.items()},  # type: ignore[misc]
+        {k: list(c.sets) for k, c in found.items()},
+        {k: list(c.seeds) for k, c in seeded.items()},
+        {k: c.test for k, c in seeded.items()},  # type: ignore[misc]
+    )
 
 
 def compare_table(
@@ -318,8 +377,10 @@ def compare_table(
                     "delta": round(ours - paper, decimals + 1) if numeric else None,
                     "ci_low": low,
                     "ci_high": high,
-                    "sd": None,
-                    "replicates": 1 if numeric_ours else None,
+                    "sd": round(cell.sd, decimals + 1)
+                    if numeric_ours and cell.sd is not None
+                    else None,
+                    "replicates": cell.replicates if numeric_ours else None,
                     "printed_inside": inside,
                     "data": cell.data,
                     "note": "; ".join(x for x in parts if x),

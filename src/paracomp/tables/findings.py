@@ -17,7 +17,9 @@ evaluated on every joint resample (:func:`probability`): ``p_holds`` is the shar
 on which it holds, ``verdict`` ``holds`` (P ≥ 0.95), ``fails`` (P ≤ 0.05) or ``unresolved``,
 and ``noise`` says what was resampled: cells on one test set share its resamples (paired),
 cells on different sets are resampled independently per set, and a cell without replicates
-is held at its value (named).
+is held at its value (named). Where some cell is a mean over seed replicates
+(:mod:`paracomp.tables.seeds`), its resamples also draw a seed, and ``noise`` says which
+source dominates (:func:`dominant_noise`) and names any seed left out as collapsed.
 """
 
 from __future__ import annotations
@@ -211,16 +213,20 @@ def cell_value(text: str | None) -> float | None:
     return None if math.isnan(value) else value
 
 
-def compare_values(compare: Mapping[str, Path]) -> dict[str, dict[Cell, float | None]]:
-    """Each compare file's cells as ``{"ours": {cell: value}, "paper": {…}}``."""
+def compare_values(compare: Mapping[str, Path]) -> dict[str, dict[Cell, Any]]:
+    """Each compare file's cells as ``{"ours": {cell: value}, "paper": {…}}``, and under
+    ``collapsed`` the seeds a cell over seed replicates left out (its note's words on them)."""
     from paracomp.tables.compare_file import read_compare
 
-    found: dict[str, dict[Cell, float | None]] = {"ours": {}, "paper": {}}
+    found: dict[str, dict[Cell, Any]] = {"ours": {}, "paper": {}, "collapsed": {}}
     for table, path in compare.items():
         for row in read_compare(path):
             cell = (table, row["row"], row["column"], "")
-            for side in found:
+            for side in ("ours", "paper"):
                 found[side][cell] = cell_value(row.get(side))
+            dropped = [p for p in (row.get("note") or "").split("; ") if " collapsed" in p]
+            if dropped:
+                found["collapsed"][cell] = "; ".join(dropped)
     return found
 
 
@@ -267,15 +273,20 @@ FAILS_AT = 0.05
 
 @dataclass(frozen=True)
 class CellReplicates:
-    """A cell's bootstrap replicates and the test sets they resample."""
+    """A cell's bootstrap replicates and the test sets they resample; of a cell over seed
+    replicates, its seeds' values and one seed's test-pair replicates."""
 
     values: Any  # np.ndarray (B,)
     sets: tuple[str, ...]
+    seeds: Any = None  # np.ndarray (k,)
+    test: Any = None  # np.ndarray (B,)
 
 
 def read_cell_replicates(files: Mapping[str, Path]) -> dict[Cell, CellReplicates]:
     """Every cell's replicates from the tables' replicates files (``table -> path``); files
     drawn with different resamples or seeds are refused, naming them."""
+    import numpy as np
+
     from paracomp.errors import DataError
     from paracomp.tables.replicates import read_replicates
 
@@ -288,7 +299,10 @@ def read_cell_replicates(files: Mapping[str, Path]) -> dict[Cell, CellReplicates
             raise DataError(f"{path}: resamples or seed differ from {next(iter(drawn.values()))}")
         for key, values in reps.values.items():
             row, column = key.split("|", 1)
-            found[table, row, column, ""] = CellReplicates(values, tuple(reps.sets[key]))
+            seeds = reps.seeds.get(key)
+            found[table, row, column, ""] = CellReplicates(
+                values, tuple(reps.sets[key]), seeds and np.asarray(seeds), reps.test.get(key)
+            )
     return found
 
 
@@ -311,7 +325,70 @@ def probability(
     finite = np.logical_and.reduce([np.isfinite(boot[c].values) for c in resampled])
     held = np.broadcast_to(_evaluate_replicates(claim.tree, numbers), finite.shape)
     p = float(held[finite].mean()) if finite.any() else float("nan")
-    return p, _noise(cells, resampled, boot, int(finite.sum()))
+    noise = _noise(cells, resampled, boot, int(finite.sum()))
+    dominant = dominant_noise(claim, values, boot)
+    return p, f"{noise}; {dominant}" if dominant else noise
+
+
+def dominant_noise(
+    claim: Claim, values: Mapping[Cell, float], boot: Mapping[Cell, CellReplicates]
+) -> str:
+    """Which noise dominates the claim's margin (:func:`margin`: how far it is from flipping)
+    where some cell is a mean over seeds: ``seeds`` when its variance across the seeds (each
+    cell at one seed's value, seed i of every run together, the others held at their values)
+    exceeds its variance across test resamples (each cell at one seed's test-pair
+    replicates), else ``test pairs``; "" without seeds."""
+
+    cells = claim.cells()
+    seeded = [c for c in cells if not c[3] and c in boot and boot[c].seeds is not None]
+    if not seeded:
+        return ""
+    k = min(len(boot[c].seeds) for c in seeded)
+    if k < 2:
+        return ""
+    per_seed = [boot[c].seeds[:k] if c in seeded else values[c] for c in cells]
+    per_test = [
+        values[c] if c[3] or c not in boot
+        else boot[c].test if boot[c].test is not None else boot[c].values
+        for c in cells
+    ]  # fmt: skip
+    seed_var = _variance(margin(claim.tree, per_seed))
+    test_var = _variance(margin(claim.tree, per_test))
+    which = "seeds" if seed_var > test_var else "test pairs"
+    return (
+        f"{which} dominate (margin sd over {k} seeds {math.sqrt(seed_var):.3g}, "
+        f"over test resamples {math.sqrt(test_var):.3g})"
+    )
+
+
+def _variance(values: Any) -> float:
+    import numpy as np
+
+    finite = np.asarray(values, np.float64)
+    finite = finite[np.isfinite(finite)]
+    return float(np.var(finite, ddof=1)) if len(finite) > 1 else float("nan")
+
+
+def margin(node: ast.AST, values: list[Any]) -> Any:
+    """How far a test is from flipping, on numbers or arrays (cells as in
+    :func:`_evaluate_replicates`): ``a > b`` (or ``≥``) gives ``a − b``, ``a < b`` ``b − a``,
+    a chain its smallest link, ``and`` the smallest part, ``or`` the largest; positive where
+    the test holds."""
+    import numpy as np
+
+    if isinstance(node, ast.Expression):
+        return margin(node.body, values)
+    if isinstance(node, ast.BoolOp):
+        parts = np.broadcast_arrays(*(margin(v, values) for v in node.values))
+        return (np.minimum if isinstance(node.op, ast.And) else np.maximum).reduce(parts)
+    if not isinstance(node, ast.Compare):
+        return _evaluate_replicates(node, values)
+    left, links = _evaluate_replicates(node.left, values), []
+    for op, comparator in zip(node.ops, node.comparators, strict=True):
+        right = _evaluate_replicates(comparator, values)
+        links.append(left - right if isinstance(op, ast.Gt | ast.GtE) else right - left)
+        left = right
+    return np.minimum.reduce(np.broadcast_arrays(*links))
 
 
 def _noise(
@@ -357,6 +434,10 @@ def probability_columns(
     if any(v is None for v in numbers.values()):
         return {"p_holds": "", "verdict": "not computable", "noise": ""}
     p, noise = probability(claim, numbers, boot)  # type: ignore[arg-type]
+    notes = values.get("collapsed", {})
+    dropped = [f"{_name(c)}: {notes[c]}" for c in cells if notes.get(c)]
+    if dropped:
+        noise += "; collapsed seeds left out: " + "; ".join(dropped)
     return {"p_holds": "" if math.isnan(p) else f"{p:.3f}", "verdict": three_way(p), "noise": noise}
 
 

@@ -22,15 +22,21 @@ def write_table(
     eval_dirs: dict[str, Path],
     out: Path,
     stats: dict | None = None,
+    seed_dirs: dict[str, dict[int, Path]] | None = None,
 ) -> None:
     """Build the table ``printed`` (rows computed from ``refs``) from its config entry ``spec``
-    and write the three files and the cells' bootstrap replicates."""
+    and write the three files and the cells' bootstrap replicates; a model of ``seed_dirs``
+    (seed -> evaluation folder of each replicate) is the mean over its seeds."""
     if "columns" not in spec:
         raise ConfigError(f"tables.{printed.paper}.{printed.key} in config has no `columns`")
     evals = {model: ModelEval.load(folder) for model, folder in eval_dirs.items()}
+    seeds = {
+        model: {seed: ModelEval.load(folder) for seed, folder in dirs.items()}
+        for model, dirs in (seed_dirs or {}).items()
+    }
     aggregation = spec.get("aggregation", "mean")
     resampler = bootstrap.Resampler()
-    cells = build_cells(printed, refs, spec["columns"], aggregation, evals, stats, resampler)
+    cells = build_cells(printed, refs, spec["columns"], aggregation, evals, stats, resampler, seeds)
     write_outputs(out, *render(printed, cells, spec["columns"], aggregation))
     write_cell_replicates(out, cells, resampler)
 
@@ -39,8 +45,8 @@ def write_cell_replicates(
     out: Path, cells: dict[tuple[str, str], Cell], resampler: bootstrap.Resampler
 ) -> None:
     """The bootstrap replicates of table ``out``'s cells, ``<table>.replicates.parquet``."""
-    values, sets = replicate_table(cells)
-    found = Replicates(values, sets, resampler.resamples, resampler.seed)
+    values, sets, seeds, test = replicate_table(cells)
+    found = Replicates(values, sets, resampler.resamples, resampler.seed, seeds, test)
     write_replicates(replicates_path(out.with_suffix(".compare.csv")), found)
 
 
