@@ -8,7 +8,8 @@ Trains on the released CompVec split (``compvec-wordnet`` of the mirror at $PARA
 or ../shared/data: 49,807 definitions, 48,944-word vocabulary) from random initial rows of
 width ``--dim``, embeddings tuned from the first step (the slowest variant: every step updates
 the whole matrix with Adam), batch 512, for ``--steps`` steps after ``--warmup`` untimed ones,
-as the training loop logs them.
+as the training loop logs them (wall time), and the process's CPU time per step over all the
+steps, warm-up included (the comparable figure on shared cores).
 
 Steps (``--kinds``): ``eager`` is :class:`~paracomp.train.targets.task.TargetTask`'s, ``static``
 :mod:`paracomp.train.targets.static`'s run eagerly (any device), ``graphed`` that one replayed
@@ -22,6 +23,7 @@ import argparse
 import contextlib
 import sys
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -84,7 +86,8 @@ def main() -> None:
     matrix = np.random.default_rng(0).uniform(-1, 1, (len(vocabulary), args.dim))
     devices = args.devices or ["cpu"] + (["cuda"] if torch.cuda.is_available() else [])
     print(f"{train.num_rows} definitions, {len(vocabulary)} words, dim {args.dim}")
-    print(f"\n{'composer':10} {'device':7} {'step':8} {'threads':>7} {'defs/s':>10} {'ms/step':>8}")
+    header = f"{'composer':10} {'device':7} {'step':8} {'threads':>7} {'defs/s':>10}"
+    print(f"\n{header} {'ms/step':>8} {'cpu ms':>7}")
     for name in args.composers:
         for device in devices:
             for kind in args.kinds:
@@ -112,14 +115,16 @@ def main() -> None:
                     graphed = kind == "graphed"
                     task = StaticTargetTask(config, train, vocabulary, matrix, graphed=graphed)
                 with tempfile.TemporaryDirectory() as out, profiled(args.profile, device) as prof:
+                    cpu = time.process_time()
                     curve = loop.run(task, Path(out), progress=False)
+                    cpu = time.process_time() - cpu
                 timed = curve[curve["step"] > args.warmup]
                 seconds = float(timed["seconds"].sum())
                 steps = LOG_EVERY * len(timed)
                 print(
                     f"{name:10} {device:7} {kind:8} {args.threads:>7} "
                     f"{steps * config.batch_size / seconds:>10,.0f} "
-                    f"{1000 * seconds / steps:>8.2f}",
+                    f"{1000 * seconds / steps:>8.2f} {1000 * cpu / config.steps:>7.2f}",
                     flush=True,
                 )
                 if prof is not None:

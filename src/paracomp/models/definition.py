@@ -110,7 +110,20 @@ class DefinitionModel(nn.Module):
         its tokens in its order (``offsets`` unused) and shapes stay fixed: the static step
         (:mod:`paracomp.train.targets.static`)."""
         rows = self.weight.index_select(0, torch.cat([ids, lemmas]))
-        words, targets = rows.split([ids.numel(), lemmas.numel()])
+        return self.from_rows(rows, ids.numel(), offsets, dropout, generator, layout)
+
+    def from_rows(
+        self,
+        rows: torch.Tensor,
+        tokens: int,
+        offsets: torch.Tensor,
+        dropout: float,
+        generator: torch.Generator | None = None,
+        layout: StaticLayout | None = None,
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """:meth:`forward` from its gathered rows: the first ``tokens`` the definitions', the
+        rest the lemmas'."""
+        words, targets = rows.split([tokens, rows.shape[0] - tokens])
         static = layout is not None
         composed = self._compose(words, offsets, dropout, generator, layout)
         return composed, self.composer.words(targets, static=static)

@@ -101,6 +101,7 @@ class TargetTask(loop.Task):
         self.steps_per_epoch = self.schedule.per_epoch
         self.total_steps = config.steps
         self.log_every, self.checkpoint_every = config.log_every, config.checkpoint_every
+        self._gradient: torch.Tensor | None = None  # the word matrix's, zero between steps
 
     def batches(self, first: int) -> Iterator[Batch]:
         for step in range(first, self.total_steps):
@@ -114,19 +115,34 @@ class TargetTask(loop.Task):
         return batch[0].numel()
 
     def step(self, step: int, batch: Batch) -> torch.Tensor:
+        """One Adam step. The step's word rows are gathered as a leaf and their gradient added
+        into a persistent matrix-sized buffer with the ``index_add_`` of autograd's
+        ``index_select`` backward (the same sums in the same order, so the same weights), which
+        spares allocating and zeroing a whole matrix every step; only the rows added to are
+        zeroed again after Adam's (dense) step."""
         rows, generator = batch
-        self.model.weight.requires_grad_(step >= self.config.freeze_steps)
+        tuned = step >= self.config.freeze_steps
         ids, offsets = self.data.take(rows)
         pick = torch.randint(
             0, self.negatives.numel(), (rows.numel(),), generator=generator, device=self.device
         )
         lemmas = torch.cat([self.data.lemmas[rows], self.negatives[pick]])
-        composed, targets = self.model(ids, offsets, lemmas, self.config.dropout, generator)
+        tokens = torch.cat([ids, lemmas])
+        words = self.model.weight.detach().index_select(0, tokens).requires_grad_(tuned)
+        composed, targets = self.model.from_rows(
+            words, ids.numel(), offsets, self.config.dropout, generator
+        )
         positive, negative = targets.split(rows.numel())
         loss = triplet_loss(composed, positive, negative, self.config.margin)
         self.optimizer.zero_grad(set_to_none=True)
         loss.backward()
+        if tuned:
+            if self._gradient is None:
+                self._gradient = torch.zeros_like(self.model.weight)
+            self.model.weight.grad = self._gradient.index_add_(0, tokens, words.grad)
         self.optimizer.step()
+        if self.model.weight.grad is not None:
+            self.model.weight.grad.index_fill_(0, tokens, 0.0)
         return loss.detach()
 
     def fingerprint(self) -> dict[str, Any]:
