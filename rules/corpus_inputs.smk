@@ -9,11 +9,7 @@ from paracomp.workflow.corpus_chain import CORPUS_SETS, ENGLISH_BIBLE, PHRASES, 
 CORPUS = config["corpus"]
 CHAIN = CorpusChain(CORPUS, SOURCES)
 """The chain's sentence shards, phrase and pivot partitions (``corpus.sharding``) and files."""
-PHRASE_SHARDS, PHRASE_PARTITIONS, PIVOT_PARTITIONS = (
-    CHAIN.shards,
-    CHAIN.partitions,
-    CHAIN.pivot_partitions,
-)
+PIVOT_PARTITIONS = CHAIN.pivot_partitions
 for _line in sharding_plausibility(CORPUS, CHAIN.plan):
     if workflow.is_main_process:
         logger.warning(_line)
