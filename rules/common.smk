@@ -148,7 +148,6 @@ available = SOURCES.available
 set_paths = SOURCES.set_paths
 set_args = SOURCES.set_args
 unavailable = SOURCES.unavailable
-run_params = RUNS.run_params
 table_targets = TABLES.targets
 
 
