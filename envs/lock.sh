@@ -3,15 +3,21 @@
 # pinned with hashes for Python 3.11 on Linux, resolved with the CPU build of torch (whose
 # dependencies hold no CUDA libraries). torch itself stays out of the lock: the set-up installs
 # it first (the CPU wheel, or a user's own CUDA build), and pip takes it as already satisfied.
-# Run it from the repository root after changing pyproject.toml's dependencies, on Python 3.11.
+# It then writes the lock's digest and torch's version into envs/paracomp.yaml (the rules'
+# conda environment installs the same lock), which makes Snakemake build that environment anew.
+# Run it after changing pyproject.toml's dependencies or TORCH, on Python 3.11; then change the
+# torch version of the README's set-up and .ci/run to TORCH (tests/test_envs.py checks all four).
 set -euo pipefail
+TORCH=2.13.0
 cd "$(dirname "$0")/.."
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 python3 -m venv "$work/venv"
 "$work/venv/bin/pip" install -q "pip-tools>=7.4"
-echo "torch==2.13.0+cpu" > "$work/torch.txt"
-"$work/venv/bin/pip-compile" -q --generate-hashes --extra test --extra docs --extra slurm \
+echo "torch==$TORCH+cpu" > "$work/torch.txt"
+# the header names this script, not the temporary constraint file: the same pins, the same lock
+CUSTOM_COMPILE_COMMAND="bash envs/lock.sh" "$work/venv/bin/pip-compile" -q --generate-hashes \
+    --extra test --extra docs --extra slurm \
     --no-strip-extras --unsafe-package torch --unsafe-package paracomp \
     --no-emit-index-url --no-emit-find-links -c "$work/torch.txt" \
     -o requirements.lock pyproject.toml
@@ -29,4 +35,7 @@ for name, rest in pins:
         text += f"{name}{rest}    # {name} without its extras (pip's hash-checking mode)\n"
 lock.write_text(text)
 PY
+digest=$(sha256sum requirements.lock | cut -d' ' -f1)
+sed -i -E -e "s/^(# requirements.lock sha256: ).*/\1$digest/" \
+    -e "s/^(  - pytorch=)[^ ]+/\1$TORCH/" envs/paracomp.yaml
 echo "requirements.lock: $(grep -c '^[A-Za-z]' requirements.lock) packages pinned"

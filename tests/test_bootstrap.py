@@ -256,8 +256,9 @@ def test_exchangeable_models_give_an_unresolved_claim(tmp_path):
     compare = {"table3": tmp_path / "t" / "table3.compare.csv"}
     paths = [tmp_path / f"overview.{x}" for x in ("csv", "md", "html")]
     write_overview("x", compare, tmp_path / "findings.csv", *paths)
-    assert "On the test-set bootstrap (P(holds) ≥ 0.95 holds, ≤ 0.05 fails): 1 unresolved." in (
-        paths[1].read_text()
+    assert (
+        "On the test-set bootstrap (P(holds) ≥ 0.95 holds, ≤ 0.05 fails): 0 holds, 0 fails, 1 unresolved."
+        in (paths[1].read_text())
     )
 
 
@@ -277,6 +278,24 @@ def test_cells_on_different_sets_are_resampled_independently_and_said_so(tmp_pat
     assert "cells on different test sets, resampled independently per set" in row["noise"]
     row = run_findings(tmp_path, evals, "[table3|FNWN|glove] > 0.5 + [table3|SICK|glove|paper]")
     assert row["noise"].startswith("test pairs, paired: every cell on sts2013")
+
+
+def test_on_the_real_bootstrap_the_sd_is_of_the_paired_difference(tmp_path):
+    """The printed margin against our noise (tables.margins) through `paracomp findings` on a
+    table the bootstrap built (elgohary2016 Table 3's printed numbers, two synthetic models on
+    STS 2013): the sd is that of the two cells' difference over the replicates file's
+    resamples, and the margin the printed numbers' difference."""
+    test = "[table3|2013 Avg|paragram] > [table3|2013 Avg|glove]"
+    row = run_findings(tmp_path, two_models(1.0, 1.2), test)
+    reps = read_replicates(tmp_path / "t" / "table3.replicates.parquet").values
+    sd = np.std(reps["2013 Avg|paragram"] - reps["2013 Avg|glove"], ddof=1)
+    assert row["noise_sd"] == f"{sd:.3g}"
+    printed = dict(part.split(" = ") for part in row["paper_values"].split(", "))
+    margin = float(printed["[table3|2013 Avg|paragram]"]) - float(
+        printed["[table3|2013 Avg|glove]"]
+    )
+    assert float(row["printed_margin"]) == pytest.approx(margin)
+    assert row["margin_resolvable"] == ("yes" if abs(margin) > 1.96 * sd else "no")
 
 
 def leaderboard_model(folder, noise: float, seed: int):

@@ -6,6 +6,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from paracomp.cli.corpus import STEP_NAMES
 
 HEAVY = ["torch", "numba", "pandas", "scipy", "sacremoses", "pyarrow", "numpy", "matplotlib"]
@@ -23,6 +25,25 @@ def test_parser_imports_no_heavy_library():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["[]", "True"]
+
+
+@pytest.mark.parametrize("command", ["encode", "similarity", "neighbours", "export"])
+def test_a_model_commands_help_imports_no_heavy_library(command):
+    """``paracomp encode --help`` (0.13 s, docs/benchmarks.md) loads neither the model nor
+    numpy: the command imports what it needs once its arguments are parsed."""
+    code = (
+        "import sys\n"
+        "from paracomp.cli import main\n"
+        "try:\n"
+        f"    main([{command!r}, '--help'])\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+        f"print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert f"usage: paracomp {command}" in proc.stdout
+    assert proc.stdout.split()[-1] == "[]"
 
 
 def test_version_is_looked_up_on_use():

@@ -9,7 +9,12 @@ import pytest
 
 from paracomp.cli import main
 from paracomp.errors import DataError
-from paracomp.phrases.partitioned import PartitionedFiles, read_rows, write_partitioned
+from paracomp.phrases.partitioned import (
+    PartitionedFiles,
+    read_rows,
+    write_partitioned,
+    write_verified,
+)
 
 
 def _flip(path, fraction: float, count: int = 64) -> None:
@@ -48,8 +53,8 @@ def test_a_flipped_byte_is_refused_naming_the_file(shard, fraction):
 def test_a_damaged_word_file_through_the_cli(tmp_path, capsys):
     words = tmp_path / "words0.parquet"
     rng = np.random.default_rng(2)
-    pq.write_table(pa.table({"key": rng.integers(0, 1 << 40, 50_000), "count": rng.integers(1, 9, 50_000)}),
-                   words, write_page_checksum=True)  # fmt: skip
+    table = pa.table({"key": rng.integers(0, 1 << 40, 50_000), "count": rng.integers(1, 9, 50_000)})
+    write_verified(table, words, {})
     _flip(words, 0.5)
     out = tmp_path / "words.parquet"
     argv = ["corpus", "phrase-words", "--input", str(words), "--out", str(out)]

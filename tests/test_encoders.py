@@ -11,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 import pytest
 
 from paracomp import artefacts
@@ -161,6 +162,31 @@ def test_recurrent_export_loads_in_a_fresh_process(project, tmp_path):
     assert not (tmp_path / "w2v").exists()
 
 
+def test_the_model_card_gives_the_leaderboards_scores_with_their_intervals(project, tmp_path):
+    board = Path("results/leaderboard.csv")
+    board.write_text(
+        "model,paper,composition,toy,toy ci_low,toy ci_high,sts mean,sts mean ci_low,"
+        "sts mean ci_high,rank,rank_low,rank_high,men,wordsim mean,toy/all,note\n"
+        "toy/gran,toy,composer gran,45.67,40.12,51.03,45.67,40.12,51.03,1,1,2,,,45.67,\n"
+        "toy-vectors,,mean of word rows,30.00,,,30.00,,,2,1,2,12.5,12.5,30.00,no score: x\n"
+    )
+    export(load_encoder("toy/gran"), "paracomp", tmp_path / "gran")
+    card = (tmp_path / "gran" / "README.md").read_text()
+    assert "| toy | 45.7 | 40.1–51.0 |\n| sts mean | 45.7 | 40.1–51.0 |\n" in card
+    assert "Rank by sts mean: 1 of 2 (95% interval 1–2 over the joint resamples)" in card
+    assert "toy/all" not in card and "| men |" not in card
+    export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
+    card = (tmp_path / "w2v" / "README.md").read_text()
+    assert "| sts mean | 30.0 |  |\n| men | 12.5 |  |\n" in card and "no score: x" in card
+    board.write_text(board.read_text().replace("toy-vectors", "other"))
+    export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
+    card = (tmp_path / "w2v" / "README.md").read_text()
+    assert "not in `results/leaderboard.csv`" in card and "| sts mean |" in card
+    board.write_text("name,sts mean\ntoy-vectors,1\n")
+    with pytest.raises(DataError, match=r"leaderboard.csv: no column 'model'; the columns are"):
+        export(load_encoder("toy-vectors"), "word2vec", tmp_path / "w2v")
+
+
 def test_a_newer_format_version_is_refused(project, tmp_path):
     out = tmp_path / "vectors-export"
     export(load_encoder("toy-vectors"), "paracomp", out)
@@ -181,6 +207,49 @@ def test_gensim_reads_the_text_vectors(project, tmp_path, fmt):
     words, matrix = artefacts.read_embeddings("resources/embeddings/toy.parquet")
     assert list(loaded.index_to_key) == words
     np.testing.assert_allclose(loaded.vectors, matrix, atol=1e-6)
+
+
+@pytest.mark.slow
+def test_a_compvec_run_exports_as_static_vectors(tmp_path):
+    """A CompVec run (scheepers2018: word rows tuned towards lemma vectors, composed by their
+    mean) exports its tuned rows as word2vec and GloVe text, which gensim reads back, and as
+    a model2vec folder that encodes as the run does."""
+    from gensim.models import KeyedVectors
+    from model2vec import StaticModel
+
+    from paracomp.papers.scheepers2018.runs import run_config
+    from paracomp.run_folder import read_rows
+    from paracomp.train.tasks import train_targets
+
+    vocab = ["PAD", "UNK", *WORDS]
+    definitions = pa.table(
+        {"lemma": ["guitar", "onion", "cat", "market", "football"],
+         "definition": ["a man plays", "someone cuts an", "the dog on the mat", "stocks fell",
+                        "kids are playing soccer"]}
+    )  # fmt: skip
+    initial = np.random.default_rng(0).normal(size=(len(vocab), 6)).astype(np.float32)
+    initial[0] = 0
+    settings = {"steps": 6, "freeze_steps": 2, "batch_size": 4}
+    config = run_config("average", "mean", "compvec", settings, {"default": 0.25})
+    train_targets(config, definitions, vocab, initial, tmp_path / "run")
+    words, tuned = read_rows(tmp_path / "run")
+    assert words == vocab and not np.allclose(tuned, initial)  # CompVec moved the rows
+    encoder = load_encoder(tmp_path / "run", tokenisation=Tokenisation("moses", True, "skip"))
+    assert encoder.info["composition"] == "composer mean"
+    for fmt in ("word2vec", "glove"):
+        export(encoder, fmt, tmp_path / fmt)
+        loaded = KeyedVectors.load_word2vec_format(
+            tmp_path / fmt / "vectors.txt", no_header=fmt == "glove"
+        )
+        assert list(loaded.index_to_key) == WORDS  # PAD and UNK are not words
+        np.testing.assert_allclose(loaded.vectors, tuned[2:], atol=1e-6)
+    export(encoder, "model2vec", tmp_path / "m2v")
+    sentences = [a for a, _, _ in PAIRS] + ["Zebras sing.", "The cat plays football."]
+    m2v = StaticModel.from_pretrained(tmp_path / "m2v").encode(sentences)
+    np.testing.assert_allclose(m2v, encoder.encode(sentences), atol=1e-5)
+    card = (tmp_path / "m2v" / "README.md").read_text()
+    assert "composer mean; objective targets" in card
+    assert "paracomp composes the first 32 tokens of a sentence; this model2vec export" in card
 
 
 def _sts_sentences(mirror: Path) -> list[str]:
@@ -240,6 +309,7 @@ def test_encode_command(project, tmp_path, capsys):
     sentences, matrix = vectors.read(out)
     assert sentences == ["A man plays the guitar.", "", "zzz qqq"]
     np.testing.assert_allclose(matrix, load_encoder("toy-vectors").encode(sentences))
+    assert not matrix[1:].any()  # OOV policy skip: the empty sentence's vector, zeros
     prov = artefacts.provenance(out)
     assert prov["config"]["model"]["model"] == "toy-vectors"
     assert set(prov["config"]["versions"]) >= {"paracomp", "numpy"}
@@ -263,7 +333,30 @@ def test_encode_bad_input_is_named_and_nothing_written(project, tmp_path, capsys
     unknown = ["encode", "--model", "nope", "--in", str(table), "--column", "text"]
     assert main([*unknown, "--out", str(out)]) == 2
     assert "unknown model 'nope'; known: toy-vectors, toy/gran" in capsys.readouterr().err
+    parquet = tmp_path / "in.parquet"
+    pq.write_table(pa.table({"id": [1], "text": ["hello"]}), parquet)
+    args = ["encode", "--model", "toy-vectors", "--in", str(parquet), "--column", "sentence"]
+    assert main([*args, "--out", str(out)]) == 2
+    assert "in.parquet: no column 'sentence'; the columns are ['id', 'text']" in (
+        capsys.readouterr().err
+    )
     assert not out.exists() and list(tmp_path.glob(".out*")) == []
+
+
+def test_an_export_that_fails_midway_leaves_the_old_folder(project, tmp_path):
+    words = ["fine", "two words"]
+    path = tmp_path / "spaced.parquet"
+    rows = np.ones((2, 3), np.float32)
+    artefacts.write_embeddings(words, rows, path, artefacts.Provenance("s", "t", {}, {}))
+    encoder = load_encoder(path, tokenisation=Tokenisation("whitespace", False, "skip"))
+    out = tmp_path / "exported"
+    out.mkdir()
+    (out / "vectors.txt").write_text("old\n")
+    with pytest.raises(ConfigError, match="word 'two words' holds whitespace"):
+        export(encoder, "word2vec", out)
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
+    assert [p.name for p in out.iterdir()] == ["vectors.txt"]
+    assert (out / "vectors.txt").read_text() == "old\n"
 
 
 def test_similarity_and_neighbours_commands(project, tmp_path, capsys):

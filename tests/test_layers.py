@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "paracomp.atomic",
         "paracomp.errors",
         "paracomp.papers",
+        "paracomp.timing",
         "paracomp.yamltext",
     ),
 )

@@ -145,6 +145,7 @@ def test_split_classifier_chooses_c_on_trial():
     majority = split_classifier(train, (left, np.ones(10, int)), train, grid=(1e-4, 10.0))
     assert majority.c == 1e-4 and majority.trial_scores == (100.0, 0.0)
     assert majority.accuracy == pytest.approx(75.0)
+    np.testing.assert_array_equal(majority.correct, train[1] == 1)  # all predicted class 1
     features = split_classifier(train, (left, np.zeros(10, int)), train, grid=(1e-4, 10.0))
     assert features.c == 10.0 and features.trial_scores == (0.0, 100.0)
     assert features.accuracy == 100.0
@@ -177,6 +178,7 @@ def test_sick_entailment_beats_the_majority_class(sick, random_encoder):
     splits = encode_splits(sick, random_encoder, "whitespace", lowercase=True)
     assert result == entailment_from_splits(splits)
     assert torch.get_num_threads() == threads
+    assert len(result.correct) == 4927 and 100 * result.correct.mean() == result.accuracy
 
 
 @pytest.mark.slow
@@ -222,9 +224,12 @@ def test_scheepers_sick_r_items_are_the_test_pairs(sick, random_encoder, tmp_pat
     artefacts.write(table, path, artefacts.SENTENCE_PAIRS, artefacts.Provenance("s", "t", {}, {}))
     items: list[pd.DataFrame] = []
     measures = _sick(path, random_encoder, items)
-    (found,) = items
+    found, entail = items
     test = sick[sick["split"] == "test"]
     assert (found["key"] == "sick2014/sick/test").all() and len(found) == len(test)
     np.testing.assert_array_equal(found["gold"], test["score"])
     r = pearson(found["gold"].to_numpy(), found["pred"].to_numpy())
     assert measures["sick_r"]["value"] == pytest.approx(r, abs=1e-9)
+    # SICK-E: 1/0 per test pair in the same order; the mean is the accuracy
+    assert (entail["key"] == "sick2014/sick/test").all() and len(entail) == len(test)
+    assert measures["sick_e"]["value"] == pytest.approx(entail["pred"].mean(), abs=1e-12)

@@ -187,3 +187,19 @@ def test_table6_plot_is_written(tmp_path):
     compare.to_csv(tmp_path / "table6.compare.csv", index=False)
     plot_training_size(tmp_path / "table6.compare.csv", tmp_path / "table6.png")
     assert (tmp_path / "table6.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_statistic_cell_says_why_it_has_no_interval():
+    """A column read from a statistics file (Tables 2, 4, 5) is not computed from resampled
+    test pairs: no interval, and the compare file's note says so, naming the statistic."""
+    from paracomp.tables.build import STAT_NOISE, build_cells, compare_table
+
+    printed = printed_table("elgohary2016", "table2")
+    row = printed.rows[0]
+    stats = {"rows": {row: {"pairs": 1234}}, "data": {row: "counted"}}
+    columns = {c: {"stat": "pairs"} for c in printed.columns}
+    cells = build_cells(printed, {}, columns, "mean", {}, stats)
+    compare = compare_table(printed, cells, columns).set_index(["row", "column"])
+    first = compare.loc[(row, printed.columns[0])]
+    assert first["ours"] == 1234 and pd.isna(first["ci_low"])
+    assert STAT_NOISE.format(stat="pairs") in first["note"]

@@ -23,6 +23,7 @@ import pyarrow.parquet as pq
 import paracomp
 from paracomp.atomic import atomic_path, sha256_file
 from paracomp.errors import DataError
+from paracomp.timing import phase
 
 PROVENANCE_KEY = b"paracomp.provenance"
 
@@ -169,7 +170,8 @@ def _reading(path: str | os.PathLike[str]) -> Iterator[None]:
     if not Path(path).exists():
         raise DataError(f"{path}: no such file")
     try:
-        yield
+        with phase("load"):
+            yield
     except (pa.ArrowException, OSError) as exc:
         raise DataError(f"{path}: not a readable parquet file ({exc})") from exc
 

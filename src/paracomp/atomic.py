@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from paracomp.errors import DataError, WriteError
+from paracomp.timing import phase
 
 STALE_AFTER = 24 * 3600.0
 """Seconds after its last change when a part whose writer cannot be checked counts as stale."""
@@ -135,7 +136,8 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
         os.close(fd)
         tmp_path = Path(tmp)
         try:
-            yield tmp_path
+            with phase("write"):
+                yield tmp_path
             os.chmod(tmp_path, 0o666 & ~_umask())  # mkstemp makes 0600 files
             os.replace(tmp_path, target)
         finally:
@@ -153,7 +155,8 @@ def atomic_dir(path: str | os.PathLike[str]) -> Iterator[Path]:
         clean_stale_parts(target)
         tmp = Path(tempfile.mkdtemp(prefix=_prefix(target), suffix=".part", dir=target.parent))
         try:
-            yield tmp
+            with phase("write"):
+                yield tmp
             os.chmod(tmp, 0o777 & ~_umask())  # mkdtemp makes 0700 folders
             if target.exists():
                 shutil.rmtree(target)

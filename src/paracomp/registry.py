@@ -88,7 +88,8 @@ def block_argument(paper: str, text: str, keys: Sequence[str], where: str) -> di
     wrong type or a missing key is a :class:`ConfigError` naming ``where`` and the key."""
     from paracomp.settings import load, parse, pick
 
-    return parse(text, pick(load(schema_path(paper)), keys), where)
+    path = schema_path(paper)
+    return parse(text, pick(load(path), keys), where, path)
 
 
 @cache

@@ -28,6 +28,10 @@ from paracomp.yamltext import safe_load
 
 CONFIG_SCHEMA = str(files(__package__).joinpath("config.schema.yaml"))
 """The workflow's config schema (Snakemake validates ``config`` against it)."""
+RUN_SCHEMA = str(files(__package__).joinpath("run_config.schema.yaml"))
+"""A training run's settings."""
+TABLE_SCHEMA = str(files(__package__).joinpath("tables", "table.schema.yaml"))
+"""A paper table's columns (``$defs``: ``table``, ``column``)."""
 
 
 @cache
@@ -49,9 +53,11 @@ def part(schema: Mapping[str, Any], key: str) -> dict[str, Any]:
 
 
 def check(values: Any, schema: Mapping[str, Any], where: str, path: str | None = None) -> None:
-    """Validate ``values`` against ``schema`` (loaded from file ``path``, against which its
-    ``$ref``s resolve); the first error is a one-line :class:`ConfigError` naming ``where``
-    and the key."""
+    """Validate ``values`` against ``schema`` (loaded from file ``path``, or a part of it:
+    its ``$ref``s resolve against that file, ``#/$defs/…`` to its definitions); the first
+    error is a one-line :class:`ConfigError` naming ``where`` and the key."""
+    if path is not None and "$defs" not in schema and "$defs" in load(path):
+        schema = {**schema, "$defs": load(path)["$defs"]}
     validator = jsonschema.Draft202012Validator(schema, registry=_registry(path))
     errors = sorted(
         validator.iter_errors(values), key=lambda e: (len(e.path), list(map(str, e.path)))
@@ -80,8 +86,11 @@ def checked(values: Any, path: str, where: str) -> Any:
     return values
 
 
-def parse(text: str, schema: Mapping[str, Any], where: str) -> dict[str, Any]:
-    """A command's JSON argument ``text`` (an object) checked against ``schema``."""
+def parse(
+    text: str, schema: Mapping[str, Any], where: str, path: str | None = None
+) -> dict[str, Any]:
+    """A command's JSON argument ``text`` (an object) checked against ``schema`` (whose
+    ``$ref``s resolve against file ``path``)."""
     try:
         values = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -90,8 +99,14 @@ def parse(text: str, schema: Mapping[str, Any], where: str) -> dict[str, Any]:
         ) from None
     if not isinstance(values, dict):
         raise ConfigError(f"{where}: expected a JSON object, got {text!r}")
-    check(values, schema, where)
+    check(values, schema, where, path)
     return values
+
+
+def ref(path: str, pointer: str = "") -> dict[str, Any]:
+    """A schema that is the one at ``pointer`` (``/$defs/table``) of the schema file ``path``,
+    for :func:`parse` or :func:`check` with that ``path``."""
+    return {"$ref": f"{posixpath.basename(path)}#{pointer}"}
 
 
 def obj(properties: Mapping[str, Any], required: tuple[str, ...] = ()) -> dict[str, Any]:

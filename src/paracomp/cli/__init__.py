@@ -13,6 +13,7 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from paracomp import timing
 from paracomp.cli import corpus, data, evaluate, tables, train, use
 from paracomp.errors import ParacompError
 from paracomp.papers import PAPERS
@@ -38,6 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    timing.start()
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
@@ -48,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (ParacompError, OSError, json.JSONDecodeError) as exc:
         print(f"paracomp: error: {_message(exc, args)}", file=sys.stderr)
         return 2
+    logging.getLogger("paracomp.timing").info(timing.report())
     return 0
 
 

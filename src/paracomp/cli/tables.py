@@ -13,13 +13,16 @@ from pathlib import Path
 def _table(args: argparse.Namespace) -> None:
     from paracomp.arguments import key_values
     from paracomp.registry import printed_table, row_refs
+    from paracomp.settings import TABLE_SCHEMA, parse, ref
     from paracomp.tables.write import write_table
 
     stats = json.loads(Path(args.stats).read_text()) if args.stats else None
+    where = f"table {args.paper} {args.table} --spec"
+    spec = parse(args.spec, ref(TABLE_SCHEMA, "/$defs/table"), where, TABLE_SCHEMA)
     write_table(
         printed_table(args.paper, args.table),
         row_refs(args.paper, args.table),
-        json.loads(args.spec),
+        spec,
         {k: Path(v) for k, v in key_values(args.eval).items()},
         Path(args.out),
         stats,

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from paracomp.train.tuning import TuningSet
@@ -27,15 +26,24 @@ def _tuning_set(args: argparse.Namespace) -> TuningSet | None:
     )
 
 
+def _run_settings(text: str, where: str) -> dict[str, Any]:
+    """A run's settings (or some of them) in JSON argument ``text``, checked against the run
+    schema that the workflow validates its training settings against."""
+    from paracomp.settings import RUN_SCHEMA, load, parse
+
+    return parse(text, load(RUN_SCHEMA), where, RUN_SCHEMA)
+
+
 def _train(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
     from paracomp.train.job import job_config, train_job
     from paracomp.train.tuning import read_record
 
-    point = json.loads(args.point) if args.point else {}
+    base = _run_settings(args.params, "train --params")
+    point = _run_settings(args.point, "train --point") if args.point else {}
     if args.selected:
         point = read_record(args.selected, ["point"])["point"]
-    config = job_config(json.loads(args.params), point, threads=args.threads, device=args.device)
+    config = job_config(base, point, threads=args.threads, device=args.device)
     tuning = _tuning_set(args)
     init = Path(args.init) if args.init else None
     constraints = Path(args.constraints) if args.constraints else None
@@ -47,11 +55,15 @@ def _train(args: argparse.Namespace) -> None:
 
 def _train_stack(args: argparse.Namespace) -> None:
     from paracomp.atomic import atomic_dir, write_json
+    from paracomp.settings import RUN_SCHEMA, parse, ref
     from paracomp.train.job import job_config, train_job
     from paracomp.train.pairs.stacked import train_stack
 
-    points = {int(index): point for index, point in json.loads(args.points).items()}
-    base = json.loads(args.params)
+    each = {"type": "object", "propertyNames": {"pattern": "^[0-9]+$"}}
+    schema = {**each, "additionalProperties": ref(RUN_SCHEMA)}
+    found = parse(args.points, schema, "train-stack --points", RUN_SCHEMA)
+    points = {int(index): point for index, point in found.items()}
+    base = _run_settings(args.params, "train-stack --params")
     configs = {
         index: job_config(base, point, threads=args.threads, device=args.device)
         for index, point in points.items()

@@ -8,7 +8,8 @@ encoders do (a summing model's vectors are its average times the number of token
 cosine); their tokens come from :mod:`~paracomp.encoders.wordlevel`'s tokenizer. model2vec
 leaves unknown tokens out, as the OOV policy ``skip`` does; sentence-transformers counts them
 as a zero row in the mean (our ``unk``), so under ``skip`` its vectors of a sentence with an
-unknown token are ours scaled down (again the same cosine).
+unknown token are ours scaled down (again the same cosine). A CompVec run composes the first
+``max_length`` tokens of a sentence; these formats read them all (the card says so).
 """
 
 from __future__ import annotations

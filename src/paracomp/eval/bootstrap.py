@@ -24,6 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from paracomp.timing import timed
+
 RESAMPLES = 1000
 SEED = 0
 LEVEL = 0.95
@@ -37,6 +39,7 @@ def generator(key: str, seed: int = SEED) -> np.random.Generator:
     return np.random.default_rng([seed, zlib.crc32(key.encode("utf-8"))])
 
 
+@timed("bootstrap")
 def indices(key: str, n: int, resamples: int = RESAMPLES, seed: int = SEED) -> np.ndarray:
     """The ``resamples × n`` pair indices of test set ``key`` (each row a resample drawn with
     replacement; the draw ``scipy.stats.bootstrap`` makes from the same generator)."""
@@ -143,11 +146,13 @@ def resampled_ranks(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
     return ranks
 
 
+@timed("bootstrap")
 def pearson(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Pearson's r on every resample: ``(B,)``, or ``B × m`` for ``y`` of shape ``(n, m)``."""
     return _weighted_pearson(counts, np.asarray(x, np.float64), np.asarray(y, np.float64))
 
 
+@timed("bootstrap")
 def spearman(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
     """Spearman's ρ on every resample, ``(B,)``: Pearson's r of each resample's ranks."""
     x, y = np.asarray(x, np.float64), np.asarray(y, np.float64)
@@ -157,6 +162,7 @@ def spearman(counts: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
 CORRELATIONS = {"pearson": pearson, "spearman": spearman}
 
 
+@timed("bootstrap")
 def mean(counts: np.ndarray, values: np.ndarray) -> np.ndarray:
     """The mean of ``values`` (e.g. 0/1 for an accuracy) on every resample, ``(B,)``."""
     return counts @ np.asarray(values, np.float64) / counts.sum(axis=1)

@@ -17,6 +17,7 @@ from paracomp.eval.model_encoder import Encoding
 from paracomp.eval.sts import METRIC_COLUMNS, predict_pairs, subset_metrics
 from paracomp.eval.tokens import tokenisation
 from paracomp.eval.wordsim import WORDSIM_COLUMNS, evaluate_wordsim
+from paracomp.timing import phase
 
 log = logging.getLogger(__name__)
 
@@ -100,15 +101,15 @@ def evaluate_model(
     policy it was scored with, which :func:`paracomp.load_encoder` applies)."""
     start = time.perf_counter()
     log.info("evaluating %s (%s)", encoding.source, encoding.composition)
-    sts, pairs = score_sets(sts_sets, encoder, splits, unavailable, tokenizer, lowercase, oov)
-
-    ws_rows = []
-    for path in wordsim_sets:
-        frame = artefacts.read(path, artefacts.WORD_PAIRS).to_pandas()
-        source, note = _source(path)
-        ws_rows.append(
-            {**evaluate_wordsim(frame, encoder, lowercase, oov), "source": source, "note": note}
-        )
+    with phase("evaluate"):
+        sts, pairs = score_sets(sts_sets, encoder, splits, unavailable, tokenizer, lowercase, oov)
+        ws_rows = []
+        for path in wordsim_sets:
+            frame = artefacts.read(path, artefacts.WORD_PAIRS).to_pandas()
+            source, note = _source(path)
+            ws_rows.append(
+                {**evaluate_wordsim(frame, encoder, lowercase, oov), "source": source, "note": note}
+            )
     wordsim = pd.DataFrame(ws_rows, columns=[*WORDSIM_COLUMNS, "source", "note"])
 
     out.mkdir(parents=True, exist_ok=True)

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
@@ -228,7 +228,9 @@ def select_c(trial_scores: Sequence[float]) -> int:
 
 @dataclass(frozen=True)
 class EntailmentResult:
-    """SICK-E: accuracies are percentages; ``trial_scores`` are per ``c`` of the grid."""
+    """SICK-E: accuracies are percentages; ``trial_scores`` are per ``c`` of the grid;
+    ``correct``: whether each test pair's label was predicted (from :func:`entailment_from_splits`,
+    in the input frame's order of test rows)."""
 
     accuracy: float
     trial_accuracy: float
@@ -238,6 +240,9 @@ class EntailmentResult:
     n_train: int
     n_trial: int
     n_test: int
+    correct: np.ndarray = field(
+        repr=False, compare=False, default_factory=lambda: np.zeros(0, bool)
+    )
 
 
 def split_classifier(
@@ -255,8 +260,9 @@ def split_classifier(
     models = [fit_logistic(*train, c=c, n_classes=n_classes) for c in grid]
     scores = [round(100 * model.accuracy(*trial), 2) for model in models]
     best = select_c(scores)
+    correct = models[best].predict(test[0]) == test[1]
     return EntailmentResult(
-        accuracy=100 * models[best].accuracy(*test),
+        accuracy=100 * float(np.mean(correct)),
         trial_accuracy=scores[best],
         c=float(grid[best]),
         trial_scores=tuple(scores),
@@ -264,6 +270,7 @@ def split_classifier(
         n_train=len(train[1]),
         n_trial=len(trial[1]),
         n_test=len(test[1]),
+        correct=correct,
     )
 
 
@@ -278,7 +285,10 @@ def entailment_from_splits(
             raise DataError(f"SICK {name} pairs carry no entailment labels")
         order = split.senteval_order(split.labels)
         data.append((split.features[order], split.labels[order]))
-    return split_classifier(*data, grid=grid)
+    result = split_classifier(*data, grid=grid)
+    correct = np.empty_like(result.correct)
+    correct[order] = result.correct  # back to the frame's order (order: the test split's)
+    return replace(result, correct=correct)
 
 
 def sick_entailment(

@@ -19,17 +19,17 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
 from paracomp.artefacts import Provenance, write
-from paracomp.atomic import atomic_path
 from paracomp.paraphrase.pivot import best_pairs, pivot_sums, scored_pairs
 from paracomp.paraphrase.ppdb import SCORED_PAIRS
+from paracomp.phrases.digests import input_digests, pieces
 from paracomp.phrases.partitioned import (
-    CHECKSUMS,
-    PART,
-    append_partitioned,
+    derived_alike,
+    partitioned_writer,
     read_partition,
     read_verified,
     string_partitions,
     write_partitioned,
+    write_verified,
 )
 
 COLUMNS = ["en", "es", "p_en_given_es", "p_es_given_en"]
@@ -48,12 +48,9 @@ def split_by_foreign(
     """The rows of the phrase table seen ``min_count`` times with both translation
     probabilities ≥ ``min_translation_prob``, partitioned by foreign phrase; returns them."""
     handle = pq.ParquetFile(table_path)
-    schema = pa.schema([*(handle.schema_arrow.field(name) for name in COLUMNS), (PART, pa.int64())])
-    kept = 0
-    with (
-        atomic_path(out) as tmp,
-        pq.ParquetWriter(tmp, schema, compression="zstd", **CHECKSUMS) as writer,
-    ):
+    schema = pa.schema([handle.schema_arrow.field(name) for name in COLUMNS])
+    kept, inputs = 0, input_digests({"phrase table": table_path})
+    with partitioned_writer(out, schema, inputs=inputs) as append:
         for batch in handle.iter_batches(BATCH, columns=[*COLUMNS, "count"]):
             keep = pc.and_(
                 pc.greater_equal(batch["count"], min_count),
@@ -63,7 +60,7 @@ def split_by_foreign(
                 ),
             )
             rows = pa.Table.from_batches([batch]).filter(keep).select(COLUMNS)
-            append_partitioned(writer, rows, string_partitions(rows["es"], partitions))
+            append(rows, string_partitions(rows["es"], partitions))
             kept += len(rows)
     return kept
 
@@ -77,7 +74,8 @@ def join_partition(
     table = pa.table({"e1": probs["e1"], "e2": probs["e2"], "p": probs["p"]})
     table = table.cast(pa.schema([("e1", pa.string()), ("e2", pa.string()), ("p", pa.float64())]))
     piece = {"kind": "pivot join", "index": partition, "of": partitions}
-    write_partitioned(table, string_partitions(table["e1"], partitions), out, piece)
+    parts = string_partitions(table["e1"], partitions)
+    write_partitioned(table, parts, out, piece, pieces(paths, "foreign split"))
     return len(table)
 
 
@@ -94,13 +92,14 @@ def sum_partition(
     partial = read_partition(paths, partition, "pivot join").select(["e1", "e2", "p"]).to_pandas()
     probs = partial.groupby(["e1", "e2"], sort=False)["p"].sum().reset_index()
     ranked = best_pairs(probs, min_prob=min_prob, top_k=top_k, max_pairs=max_pairs)
-    with atomic_path(out) as tmp:
-        pq.write_table(pa.Table.from_pandas(ranked, preserve_index=False), tmp, **CHECKSUMS)
+    table = pa.Table.from_pandas(ranked, preserve_index=False)
+    write_verified(table, out, pieces(paths, "pivot join"))
     return len(ranked)
 
 
 def gather(paths: list[Path], out: Path, *, max_pairs: int | None, provenance: Provenance) -> int:
     """SCORED_PAIRS of the best ``max_pairs`` of every partition's pairs."""
+    derived_alike(paths)
     best = pd.DataFrame({"e1": [], "e2": [], "p": []}).astype({"p": float})
     for path in paths:
         part = read_verified(path).to_pandas()

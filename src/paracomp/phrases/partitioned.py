@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from itertools import pairwise
 from pathlib import Path
@@ -18,6 +18,14 @@ from numba import njit
 
 from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
+from paracomp.phrases.digests import (
+    WHOLE,
+    ContentDigest,
+    record,
+    recorded,
+    same_inputs,
+    verify,
+)
 
 BATCH_ROWS = 1 << 16
 """Rows decoded at a time by :func:`read_rows`."""
@@ -34,30 +42,64 @@ PIECE_KEY = b"paracomp.piece"
 
 
 def write_partitioned(
-    table: pa.Table, parts: np.ndarray, path: Path, piece: Mapping[str, Any] | None = None
+    table: pa.Table,
+    parts: np.ndarray,
+    path: Path,
+    piece: Mapping[str, Any] | None = None,
+    inputs: Mapping[str, str] | None = None,
 ) -> None:
     """Write ``table`` atomically, its rows grouped by partition ``parts`` (order kept within
-    each partition); ``piece`` says which of its kind it is (:data:`PIECE_KEY`)."""
-    schema = table.schema.append(pa.field(PART, pa.int64()))
+    each partition); ``piece`` says which of its kind it is (:data:`PIECE_KEY`), ``inputs``
+    the digests of what it derives from (:mod:`paracomp.phrases.digests`)."""
+    with partitioned_writer(path, table.schema, piece, inputs) as append:
+        append(table, parts)
+
+
+@contextmanager
+def partitioned_writer(
+    path: Path,
+    schema: pa.Schema,
+    piece: Mapping[str, Any] | None = None,
+    inputs: Mapping[str, str] | None = None,
+) -> Iterator[Callable[[pa.Table, np.ndarray], None]]:
+    """A function that appends tables of ``schema`` to ``path``, one row group per partition
+    of their ``parts`` (a partition may span several appends; readers look at every row
+    group); the file ends with the digest of each partition and ``inputs``."""
+    schema = schema.append(pa.field(PART, pa.int64()))
     if piece is not None:
         schema = schema.with_metadata({PIECE_KEY: json.dumps(dict(piece))})
+    content: dict[int, ContentDigest] = defaultdict(ContentDigest)
     with (
         atomic_path(path) as tmp,
-        pq.ParquetWriter(tmp, schema, compression="zstd", **CHECKSUMS) as out,
+        pq.ParquetWriter(tmp, schema, compression="zstd", **CHECKSUMS) as writer,
     ):
-        append_partitioned(out, table, parts)
+
+        def append(table: pa.Table, parts: np.ndarray) -> None:
+            order = np.argsort(parts, kind="stable")
+            parts = np.asarray(parts, dtype=np.int64)[order]
+            table = table.take(pa.array(order)).append_column(PART, pa.array(parts))
+            cuts = [0, *(np.flatnonzero(np.diff(parts)) + 1).tolist(), len(parts)]
+            for lo, hi in pairwise(cuts):
+                if hi > lo:
+                    rows = table.slice(lo, hi - lo)
+                    writer.write_table(rows)
+                    content[int(parts[lo])].update(rows)
+
+        yield append
+        writer.add_key_value_metadata(record(content, inputs or {}))
 
 
-def append_partitioned(writer: pq.ParquetWriter, table: pa.Table, parts: np.ndarray) -> None:
-    """Append ``table`` to ``writer`` as one row group per partition ``parts`` (a partition may
-    span several appends; readers look at every row group)."""
-    order = np.argsort(parts, kind="stable")
-    parts = np.asarray(parts, dtype=np.int64)[order]
-    table = table.take(pa.array(order)).append_column(PART, pa.array(parts))
-    cuts = [0, *(np.flatnonzero(np.diff(parts)) + 1).tolist(), len(parts)]
-    for lo, hi in pairwise(cuts):
-        if hi > lo:
-            writer.write_table(table.slice(lo, hi - lo))
+def write_verified(table: pa.Table, path: Path, inputs: Mapping[str, str]) -> None:
+    """Write unpartitioned intermediate ``table`` atomically, with page checksums and the
+    digests of its content and of its ``inputs``, for :func:`read_verified`."""
+    digest = ContentDigest()
+    digest.update(table)
+    with (
+        atomic_path(path) as tmp,
+        pq.ParquetWriter(tmp, table.schema, compression="zstd", **CHECKSUMS) as writer,
+    ):
+        writer.write_table(table)
+        writer.add_key_value_metadata(record({WHOLE: digest}, inputs))
 
 
 class PartitionedFiles:
@@ -70,6 +112,7 @@ class PartitionedFiles:
         if not paths:
             raise DataError("partitioned files: none given")
         self.groups: dict[int, list[tuple[Path, pq.ParquetFile, int]]] = defaultdict(list)
+        self.records: dict[Path, dict[str, Any]] = {}
         for index, path in enumerate(paths):
             handle = open_verified(path)
             if kind is not None:
@@ -77,11 +120,13 @@ class PartitionedFiles:
             column = handle.schema_arrow.get_field_index(PART)
             if column < 0:
                 raise DataError(f"{path}: no column {PART!r}: not a partitioned file")
+            self.records[path] = recorded(path, handle)
             for group in range(handle.num_row_groups):
                 stats = handle.metadata.row_group(group).column(column).statistics
                 if stats is None or not stats.has_min_max or stats.min != stats.max:
                     raise DataError(f"{path}: row group {group} is not one partition's")
                 self.groups[stats.min].append((path, handle, group))
+        same_inputs(paths, list(self.records.values()))
         self.schema = pq.read_schema(paths[0])
 
     def parts(self) -> list[int]:
@@ -89,12 +134,17 @@ class PartitionedFiles:
         return sorted(self.groups)
 
     def read(self, part: int) -> pa.Table:
-        """The rows of partition ``part``, file by file."""
-        pieces = []
+        """The rows of partition ``part``, file by file, each file's checked against its
+        digest."""
+        pieces: dict[Path, list[pa.Table]] = defaultdict(list)
         for path, handle, group in self.groups.get(part, []):
             with damaged(path, f"row group {group}"):
-                pieces.append(handle.read_row_group(group))
-        return pa.concat_tables(pieces) if pieces else self.schema.empty_table()
+                pieces[path].append(handle.read_row_group(group))
+        empty = self.schema.empty_table()
+        for path, found in self.records.items():
+            verify(path, found, str(part), pa.concat_tables([empty, *pieces[path]]))
+        tables = [t for path in self.records for t in pieces[path]]
+        return pa.concat_tables(tables) if tables else empty
 
 
 def open_verified(path: Path) -> pq.ParquetFile:
@@ -107,9 +157,20 @@ def open_verified(path: Path) -> pq.ParquetFile:
 
 
 def read_verified(path: Path) -> pa.Table:
-    """The whole of intermediate file ``path``, its pages checked (:func:`open_verified`)."""
+    """The whole of intermediate file ``path``, its pages checked (:func:`open_verified`) and
+    its content against its digest (:func:`write_verified`)."""
+    handle = open_verified(path)
+    found = recorded(path, handle)
     with damaged(path, "a page"):
-        return open_verified(path).read()
+        table = handle.read()
+    verify(path, found, WHOLE, table)
+    return table
+
+
+def derived_alike(paths: Sequence[Path]) -> None:
+    """Refuse intermediates ``paths`` unless they derive from the same inputs (their
+    footers alone are read)."""
+    same_inputs(paths, [recorded(path, open_verified(path)) for path in paths])
 
 
 @contextmanager

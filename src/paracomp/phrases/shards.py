@@ -32,17 +32,18 @@ from numba import njit
 
 from paracomp.align.symmetrize import Alignments, symmetrize_corpus
 from paracomp.artefacts import PHRASE_TABLE, Provenance, write_stream
-from paracomp.atomic import atomic_path
 from paracomp.errors import DataError
+from paracomp.phrases.digests import file_digest, input_digests, pieces
 from paracomp.phrases.extract import HashTable, PhraseCounter, add_count, intern_key, key_hash
 from paracomp.phrases.partitioned import (
-    CHECKSUMS,
     PartitionedFiles,
+    derived_alike,
     num_rows,
     read_partition,
     read_rows,
     read_verified,
     write_partitioned,
+    write_verified,
 )
 from paracomp.phrases.score import best_alignments, lex_weights, phrase_strings, phrase_tokens
 
@@ -76,8 +77,7 @@ def write_vocabulary(sentences: Path, out: Path) -> None:
             "token": [*vocab["en"], *vocab["es"]],
         }
     )
-    with atomic_path(out) as tmp:
-        pq.write_table(table, tmp, compression="zstd", **CHECKSUMS)
+    write_verified(table, out, input_digests({"sentences": sentences}))
 
 
 def read_vocabulary(path: Path) -> tuple[list[str], list[str]]:
@@ -121,15 +121,20 @@ def extract_shard(
         counter.add(en, es, sym.slice(lo, hi))
     if len(vocab_e) != len(english) or len(vocab_f) != len(foreign):
         raise DataError(f"{vocabulary}: lacks tokens of {sentences} rows {start}-{stop}")
-    _write_shard_pairs(counter, shard, shards, partitions, out[0])
+    inputs = input_digests(dict(zip(("sentences", "alignments", "vocabulary"), paths)))
+    _write_shard_pairs(counter, shard, shards, partitions, out[0], inputs)
     words = counter.words.filled()
-    with atomic_path(out[1]) as tmp:
-        pq.write_table(pa.table({"key": words[:, 0], "count": words[:, 1]}), tmp, **CHECKSUMS)
+    write_verified(pa.table({"key": words[:, 0], "count": words[:, 1]}), out[1], inputs)
     return len(counter.pairs)
 
 
 def _write_shard_pairs(
-    counter: PhraseCounter, shard: int, shards: int, partitions: int, out: Path
+    counter: PhraseCounter,
+    shard: int,
+    shards: int,
+    partitions: int,
+    out: Path,
+    inputs: dict[str, str],
 ) -> None:
     e_keys = _keys_by_id(counter.e_phrases)
     f_keys = _keys_by_id(counter.f_phrases)
@@ -144,11 +149,13 @@ def _write_shard_pairs(
         "f_first": (np.int64(shard) << 32) | f_id,
     }
     piece = {"kind": "shard", "index": shard, "of": shards}
-    write_partitioned(pa.table(columns), _partition(e_keys[e_id], partitions), out, piece)
+    parts = _partition(e_keys[e_id], partitions)
+    write_partitioned(pa.table(columns), parts, out, piece, inputs)
 
 
 def sum_words(paths: list[Path], out: Path) -> None:
-    """Sum the word-link counts of every shard."""
+    """Sum the word-link counts of every shard (all of one run's)."""
+    derived_alike(paths)
     table = HashTable.empty(1)
     for path in paths:
         words = read_verified(path)
@@ -156,8 +163,7 @@ def sum_words(paths: list[Path], out: Path) -> None:
         table.reserve(len(keys))
         _add_all(table.arrays(), keys[:, None], counts)
     rows = table.filled()
-    with atomic_path(out) as tmp:
-        pq.write_table(pa.table({"key": rows[:, 0], "count": rows[:, 1]}), tmp, **CHECKSUMS)
+    write_verified(pa.table({"key": rows[:, 0], "count": rows[:, 1]}), out, pieces(paths, "words"))
 
 
 def merge_by_english(paths: list[Path], out: Path, *, partition: int, partitions: int) -> int:
@@ -189,7 +195,7 @@ def merge_by_english(paths: list[Path], out: Path, *, partition: int, partitions
     }
     piece = {"kind": "English partition", "index": partition, "of": partitions}
     parts = _partition(f_keys[by_id_f[f_id]], partitions)
-    write_partitioned(pa.table(columns), parts, out, piece)
+    write_partitioned(pa.table(columns), parts, out, piece, pieces(paths, "shard"))
     return len(count)
 
 
@@ -232,7 +238,11 @@ def score_by_foreign(
         "f_first": f_first,
     }
     piece = {"kind": "foreign partition", "index": partition, "of": len(paths)}
-    write_partitioned(pa.table(columns), e_first >> BUCKET_BITS, out, piece)
+    inputs = pieces(paths, "English partition") | {
+        "words": file_digest(words_path),
+        "vocabulary": file_digest(vocabulary),
+    }
+    write_partitioned(pa.table(columns), e_first >> BUCKET_BITS, out, piece, inputs)
     return n
 
 

@@ -154,11 +154,19 @@ def compute_cell(
     return Cell(value, desc, boot=boot, sets=sets)
 
 
+STAT_NOISE = (
+    "no interval: {stat} is read from the statistics file (counts and sizes of the training "
+    "data; a score there keeps no per-pair predictions), not computed from resampled test pairs"
+)
+
+
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:
     if stats is None or row not in stats["rows"]:
         return Cell(None, "", f"no statistics for row {row!r}")
     value, data = stats["rows"][row].get(stat), stats["data"].get(row, "")
-    return Cell(value, data) if value is not None else Cell(None, "", data or "no value")
+    if value is None:
+        return Cell(None, "", data or "no value")
+    return Cell(value, data, noise=STAT_NOISE.format(stat=stat))
 
 
 def build(

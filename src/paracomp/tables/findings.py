@@ -35,6 +35,8 @@ from typing import Any
 import yaml
 
 from paracomp.errors import ConfigError
+from paracomp.tables.margins import COLUMNS as MARGIN_COLUMNS
+from paracomp.tables.margins import margin_cell, margin_columns
 from paracomp.yamltext import safe_load
 
 CELL = re.compile(r"\[([^\]|]+)\|([^\]|]+)\|([^\]|]+)(?:\|(paper))?\]")
@@ -229,7 +231,8 @@ def findings(
 ) -> list[dict[str, str]]:
     """One row per claim: its quote and test, the verdict on the printed numbers (``paper``)
     and on ours (``holds``), and why (the values, or the cells without a number); with the
-    tables' ``replicates`` files, its probability columns (:func:`probability_columns`)."""
+    tables' ``replicates`` files, its probability columns (:func:`probability_columns`) and its
+    printed margin against our noise (:mod:`paracomp.tables.margins`)."""
     values = compare_values(compare)
     boot = read_cell_replicates(replicates or {})
     rows = []
@@ -245,6 +248,7 @@ def findings(
                 "paper": paper,
                 "holds": ours,
                 **probability_columns(claim, values, boot),
+                **margin_columns(claim.tree, claim.cells(), values, boot, _evaluate_replicates),
                 "why": why,
                 "paper_values": paper_why,
             }
@@ -254,7 +258,7 @@ def findings(
 
 COLUMNS = (
     "claim", "where", "quote", "test", "paper", "holds", "p_holds", "verdict", "noise", "why",
-    "paper_values",
+    "paper_values", *MARGIN_COLUMNS,
 )  # fmt: skip
 VERDICTS = ("holds", "fails", "unresolved", "no interval", "not computable")
 HOLDS_AT = 0.95
@@ -413,12 +417,14 @@ def write_findings(rows: list[dict[str, str]], csv_path: Path, markdown: Path, t
         + ", ".join(f"{n} {v}" for v, n in verdicts.items() if n)
         + f" (holds: P ≥ {HOLDS_AT}, fails: P ≤ {FAILS_AT}).",
         "",
-        "| claim | where | quote | on the paper's numbers | on ours | P(holds) | verdict | why |",
-        "|---|---|---|---|---|---|---|---|",
+        "| claim | where | quote | on the paper's numbers | on ours | P(holds) | verdict | why "
+        "| printed margin resolvable by our noise |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         cells = [r["claim"], r["where"], r["quote"], r["paper"], r["holds"], r["p_holds"]]
         cells += [r["verdict"], r["why"] + (f" ({r['noise']})" if r["noise"] else "")]
+        cells.append(margin_cell(r))
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     with atomic_path(markdown) as tmp:
         Path(tmp).write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -1,7 +1,8 @@
 """A paper's overview: how far each of its tables is from print, and which of its claims hold.
 
 One row per table from its compare file: cells, cells we computed, cells with a printed
-number, and the mean and largest |ours − paper| over the cells that have both; then the
+number, and the mean and largest |ours − paper| over the cells the table compares (its
+``delta``: a table leaves it empty where ours and the paper's are not like with like); then the
 verdicts of its findings (:mod:`paracomp.tables.findings`), the claims that do not hold named;
 and the same as one HTML page for the report, every claim with its verdict. Nothing here
 imports pandas.
@@ -18,6 +19,7 @@ from paracomp.atomic import atomic_path
 from paracomp.tables.compare_file import read_compare
 from paracomp.tables.findings import cell_value
 
+THREE_WAY = ("holds", "fails", "unresolved")
 COLUMNS = ("table", "cells", "computed", "printed", "compared", "mean_abs_delta", "max_abs_delta")
 
 
@@ -26,9 +28,8 @@ def table_summary(table: str, compare: Path) -> dict[str, str]:
     rows = read_compare(compare)
     ours = [cell_value(r["ours"]) for r in rows]
     paper = [cell_value(r["paper"]) for r in rows]
-    deltas = [
-        abs(o - p) for o, p in zip(ours, paper, strict=True) if o is not None and p is not None
-    ]
+    deltas = [abs(d) for d in (_delta(r, o, p) for r, o, p in zip(rows, ours, paper, strict=True))
+              if d is not None]  # fmt: skip
     return {
         "table": table,
         "cells": str(len(rows)),
@@ -38,6 +39,15 @@ def table_summary(table: str, compare: Path) -> dict[str, str]:
         "mean_abs_delta": f"{sum(deltas) / len(deltas):.2f}" if deltas else "",
         "max_abs_delta": f"{max(deltas):.2f}" if deltas else "",
     }
+
+
+def _delta(row: dict[str, str], ours: float | None, paper: float | None) -> float | None:
+    """A cell's ours − paper: its ``delta`` where the file has that column (empty where the
+    table says the two are not like with like, e.g. a norm of a 50-d gate against a 300-d
+    one), else computed."""
+    if "delta" in row:
+        return cell_value(row["delta"])
+    return None if ours is None or paper is None else ours - paper
 
 
 def write_overview(
@@ -87,15 +97,25 @@ def _markdown(
 def _verdicts(claims: list[dict[str, str]]) -> Iterator[str]:
     """The claims' three-way verdicts on the test-set bootstrap (nothing for a findings file
     without them)."""
-    found = [c.get("verdict", "") for c in claims]
-    if any(found):
-        counts = {v: found.count(v) for v in dict.fromkeys(found) if v}
+    counts = verdict_counts(claims)
+    if counts:
         yield ""
         yield (
             "On the test-set bootstrap (P(holds) ≥ 0.95 holds, ≤ 0.05 fails): "
             + ", ".join(f"{n} {v}" for v, n in counts.items())
             + "."
         )
+
+
+def verdict_counts(claims: Sequence[Mapping[str, str]]) -> dict[str, int]:
+    """How many claims hold, fail and are unresolved on the bootstrap (always these three,
+    then any other verdict that occurs, e.g. ``not computable``); empty for a findings file
+    without verdicts."""
+    found = [c.get("verdict", "") for c in claims]
+    if not any(found):
+        return {}
+    kinds = dict.fromkeys([*THREE_WAY, *(v for v in found if v)])
+    return {v: found.count(v) for v in kinds if v in THREE_WAY or found.count(v)}
 
 
 HEADERS = ("table", "cells", "computed", "printed", "compared", "mean |ours − paper|", "max")

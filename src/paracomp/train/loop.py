@@ -39,6 +39,7 @@ from paracomp import artefacts, run_folder
 from paracomp.errors import ConfigError, ParacompError
 from paracomp.eval.encode import SentenceEncoder
 from paracomp.run_config import RESUMABLE_CHANGES, TrainConfig
+from paracomp.timing import phase
 from paracomp.train.curve import write_curve
 
 log = logging.getLogger(__name__)
@@ -237,14 +238,17 @@ def run(
         total = torch.zeros((), device=task.device)
         steps = pairs = 0
         start = time.perf_counter()
-        with tqdm(
-            total=task.total_steps,
-            initial=done,
-            unit="step",
-            file=sys.stderr,
-            disable=not progress,
-            mininterval=1.0 if sys.stderr.isatty() else 30.0,  # a log file gets few lines
-        ) as bar:
+        with (
+            phase("steps"),
+            tqdm(
+                total=task.total_steps,
+                initial=done,
+                unit="step",
+                file=sys.stderr,
+                disable=not progress,
+                mininterval=1.0 if sys.stderr.isatty() else 30.0,  # a log file gets few lines
+            ) as bar,
+        ):
             for step, batch in zip(range(done, task.total_steps), task.batches(done)):
                 total += task.step(step, batch)
                 steps, pairs, done = steps + 1, pairs + task.batch_pairs(batch), step + 1
@@ -261,7 +265,8 @@ def run(
                         "seconds": seconds,
                         "pairs_per_s": pairs / seconds,
                     }
-                    row.update(task.metrics(row[task.curve_x], callback))
+                    with phase("evaluate"):
+                        row.update(task.metrics(row[task.curve_x], callback))
                     log.info(", ".join(f"{k} {v:.4g}" for k, v in row.items()))
                     history.append(row)
                     total.zero_()

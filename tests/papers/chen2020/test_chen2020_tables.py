@@ -116,6 +116,53 @@ def test_table3_length_normalised_and_majority(tmp_path):
     assert "pool of 6 sentences" in compare.loc[("wordsum", "length_norm"), "data"]
     assert compare.loc[("majority", "length_norm"), "ours"] == pytest.approx(83.3, abs=0.05)
     assert "not configured" in compare.loc[("wlo", "full"), "note"]
+    assert (
+        "the length-normalised pool has 6 pairs (< 10)"
+        in compare.loc[("wordsum", "length_norm"), "note"]
+    )
+
+
+def test_table3_normalised_interval_resamples_news_train_and_test(tmp_path):
+    """Table 3's length-normalised cells on 60 + 40 random News sentences: on resample b,
+    the pool's sentences that b draws from News training and test (each set's shared
+    resamples, those of Table 2's News column), each at its length's fixed prediction: by
+    hand with the same indices; the majority row the larger class's share of them."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.chen2020.specificity import length_normalised
+    from paracomp.tables.replicates import read_replicates
+
+    rng = np.random.default_rng(3)
+    rows, sizes = [], {"news_train": 60, "news_test": 40}
+    for name, n in sizes.items():
+        for i in range(n):
+            k = int(rng.integers(1, 6))
+            rows.append([name, i, "w " * k, " ".join(["w"] * k), float(rng.random() < k / 6), ""])
+    sentences = _sentences(tmp_path, rows, ["news_test", "news_train"])
+    frame = pd.read_parquet(sentences)
+    values = rng.normal(size=len(frame)) + frame["label"].to_numpy()
+    scores = {"wordsum": _scores(tmp_path, "wordsum", frame, values),
+              "majority": _scores(tmp_path, "majority", frame, np.zeros(len(frame)))}  # fmt: skip
+    out = tmp_path / "table3.csv"
+    write_score_table("table3", sentences, scores, SETTING, out)
+    reps = read_replicates(out.with_name("table3.replicates.parquet"))
+    assert reps.sets["wordsum|length_norm"] == ["chen2020/news_train", "chen2020/news_test"]
+    ordered = frame  # written in order: News training 0-59, then test 0-39
+    labels = ordered["label"].to_numpy() > 0
+    lengths = ordered["tokens"].str.split().str.len().to_numpy()
+    result = length_normalised(values, labels, lengths)
+    index = np.concatenate([bootstrap.indices(f"chen2020/{name}", n) + offset for (name, n),
+                            offset in zip(sizes.items(), (0, 60), strict=True)], axis=1)  # fmt: skip
+    right = result.predicted == labels
+    by_hand = [100 * np.mean([right[i] for i in row if result.tested[i]]) for row in index]
+    np.testing.assert_allclose(reps.values["wordsum|length_norm"], by_hand, rtol=1e-12)
+    share = [np.mean([labels[i] for i in row if result.tested[i]]) for row in index]
+    majority = 100 * np.maximum(share, 1 - np.asarray(share))
+    np.testing.assert_allclose(reps.values["majority|length_norm"], majority, rtol=1e-12)
+    cell = _read(out).loc[("wordsum", "length_norm")]
+    assert cell["ci_low"] <= cell["ours"] <= cell["ci_high"]
+    first = out.with_suffix(".compare.csv").read_bytes()
+    write_score_table("table3", sentences, scores, SETTING, out)  # same seed: same bytes
+    assert out.with_suffix(".compare.csv").read_bytes() == first
 
 
 def test_table1_counts_and_missing_sets(tmp_path):
@@ -129,6 +176,9 @@ def test_table1_counts_and_missing_sets(tmp_path):
     assert compare.loc[("instances", "news"), "paper"] == 900
     assert compare.loc[("instances", "twitter"), "ours"] == 3
     assert compare.loc[("instances", "yelp"), "note"] == "why"
+    assert (
+        "no interval: a count of the set's sentences" in compare.loc[("instances", "news"), "note"]
+    )
 
 
 SNLI_HEADER = (

@@ -133,3 +133,25 @@ def test_word_set_items_keep_their_place_in_the_set(tmp_path) -> None:
     assert 3 not in found["position"].tolist() and 13 not in found["position"].tolist()
     rho = stats.spearmanr(found["gold"], found["pred"]).statistic
     assert cell["value"] == pytest.approx(rho)
+
+
+def test_sick_e_interval_is_the_accuracy_on_each_resample_of_the_test_pairs() -> None:
+    """SICK-E's items are 1/0 per test pair (classified right or not): its replicates are
+    the share right among the pairs each resample draws, by hand from the same indices on
+    SICK's key (so paired with SICK-R); too few pairs give no interval and say why."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.scheepers2018.evaluate import ITEM_COLUMNS
+    from paracomp.papers.scheepers2018.table1 import measure_replicates
+
+    key, n = "sick2014/sick/test", 40
+    right = (np.random.default_rng(1).random(n) < 0.7).astype(float)
+    items = pd.DataFrame({"measure": "sick_e", "key": key, "size": n, "position": np.arange(n),
+                          "gold": np.nan, "pred": right})[ITEM_COLUMNS]  # fmt: skip
+    boot, keys, noise = measure_replicates(items, "sick_e", bootstrap.Resampler(resamples=300))
+    by_hand = [right[row].mean() for row in bootstrap.indices(key, n, 300)]
+    np.testing.assert_allclose(boot, by_hand, rtol=1e-12)
+    assert keys == (key,) and noise == ""
+    few = items.iloc[:9].assign(size=9)
+    assert measure_replicates(few, "sick_e", bootstrap.Resampler())[2] == (
+        f"no interval: {key} has 9 pairs (< 10)"
+    )

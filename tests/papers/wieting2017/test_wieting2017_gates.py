@@ -176,3 +176,62 @@ def test_a_changed_spacy_package_is_refused(package_root, tmp_path):
     meta.write_text(meta.read_text().replace('"version"', '"versionx"', 1))
     with pytest.raises(DataError, match=rf"{re.escape(str(meta))}: changed since it was fetched"):
         G.load_pipeline(folder)
+
+
+def _gate_frame(n_sentences: int = 30) -> pd.DataFrame:
+    """Sentence s has 3 tokens: JJ/amod with norm s, JJ/xcomp with norm 2s+1, NN/nsubj 5.0;
+    sentence 0's xcomp token has no row (no norm)."""
+    rows = []
+    for s in range(n_sentences):
+        rows += [(s, 0, "JJ", "amod", float(s)), (s, 1, "JJ", "xcomp", 2.0 * s + 1),
+                 (s, 2, "NN", "nsubj", 5.0)]  # fmt: skip
+    frame = pd.DataFrame(rows, columns=["sentence", "position", "tag", "label", "norm"])
+    frame.loc[(frame["sentence"] == 0) & (frame["label"] == "xcomp"), "norm"] = np.nan
+    return frame.assign(token="w", dep=frame["label"])
+
+
+def test_gate_means_resample_sentences_with_the_shared_indices():
+    """A label's mean norm on resample b is the mean over the tokens of the sentences that
+    resample b draws (each as often as drawn): by hand from the same index matrix."""
+    from paracomp.eval import bootstrap
+
+    frame = _gate_frame()
+    resampler = bootstrap.Resampler(resamples=200)
+    selected = (frame["tag"] == "JJ") & (frame["label"] == "xcomp")
+    boot, noise = G.sentence_replicates(frame, selected, resampler)
+    assert noise == "" and boot.shape == (200,)
+    index = bootstrap.indices(G.SENTENCES_KEY, 30, 200)
+    by_hand = [np.mean([2.0 * s + 1 for s in row if s != 0]) for row in index]
+    np.testing.assert_allclose(boot, by_hand, rtol=1e-12)
+    # tokens in fewer than 10 sentences: no interval, and why
+    few = selected & (frame["sentence"] < 9)
+    assert G.sentence_replicates(frame, few, resampler) == (
+        None, "no interval: its tokens lie in 8 sentences (< 10)",
+    )  # fmt: skip
+
+
+def test_table10_compares_per_dimension_and_counts_say_why(tmp_path):
+    """Table 10 at d = 50: the weights keep the paper's number but no delta (the note says
+    why), Weight / dim compares with the paper's / 300 and has an interval; counts and Table
+    9's ranks say why they have none; the same seed gives byte-identical compare files."""
+    frame = _gate_frame()
+    frame.to_parquet(tmp_path / "tokens.parquet")
+    setting = {"gates": {"min_count": 1, "corpus": "test", "model": "m", "dim": 50, "seed": 1,
+                         "max_tokens": 15, "n_sentences": 30, "n_tokens": 90, "n_scored": 89}}  # fmt: skip
+    for table in ("table9", "table10"):
+        G.write_gate_table(table, tmp_path / "tokens.parquet", setting, tmp_path / f"{table}.csv")
+    t10 = pd.read_csv(tmp_path / "table10.compare.csv").set_index(["row", "column"])
+    weight, per_dim = t10.loc["xcomp", "weight"], t10.loc["xcomp", "per_dim"]
+    assert weight["paper"] == 170.6 and pd.isna(weight["delta"])
+    assert "no delta: our gate has 50 dimensions, the paper's 300" in weight["note"]
+    assert weight["ci_low"] < weight["ours"] < weight["ci_high"]
+    assert per_dim["paper"] == pytest.approx(170.6 / 300, abs=1e-4)
+    assert per_dim["delta"] == pytest.approx(per_dim["ours"] - per_dim["paper"], abs=1e-3)
+    assert per_dim["ci_low"] == pytest.approx(weight["ci_low"] / 50, abs=2e-3)  # both rounded
+    assert "a count of our parsed tokens" in t10.loc["xcomp", "tokens"]["note"]
+    assert pd.isna(t10.loc["xcomp", "tokens"]["ci_low"])
+    t9 = pd.read_csv(tmp_path / "table9.compare.csv")
+    assert t9.dropna(subset=["ours"])["note"].str.contains("a ranked label is a name").all()
+    first = (tmp_path / "table10.compare.csv").read_bytes()
+    G.write_gate_table("table10", tmp_path / "tokens.parquet", setting, tmp_path / "table10.csv")
+    assert (tmp_path / "table10.compare.csv").read_bytes() == first

@@ -83,7 +83,7 @@ def test_supervised_cells_resample_the_tasks_test_pairs():
     """Two runs' records with 30 test pairs each: each cell's replicates are its Pearson ×100
     on the same resamples of the task's test pairs; the average the mean of STS and SICK."""
     from paracomp.eval import bootstrap
-    from paracomp.papers.wieting2017.tables import supervised_cells, table5_printed
+    from paracomp.papers.wieting2017.supervised_tables import supervised_cells, table5_printed
 
     rng = np.random.default_rng(2)
     printed = table5_printed()

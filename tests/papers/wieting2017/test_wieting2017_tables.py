@@ -156,3 +156,17 @@ def test_transfer_cells_have_intervals_from_the_picked_points_pairs(tmp_path):
     np.testing.assert_allclose(reps.values["simpwiki|avg"], 100 * np.mean(each, axis=0))
     low, high = bootstrap.interval(reps.values["simpwiki|avg"])
     assert f"{cell['ours']:.1f} ±{(high - low) / 2:.1f}" in out.with_suffix(".md").read_text()
+
+
+def test_table7_examples_say_why_they_have_no_interval(tmp_path):
+    """Table 7's numbers are one pair's scores: no interval, the note says so; no delta."""
+    points = [
+        _point_with_pairs(tmp_path, "avg_none", 0, 1.0),
+        _point_with_pairs(tmp_path, "lstmavg_dropout_scrambling", 1, 0.5),
+    ]
+    out = tmp_path / "table7.csv"
+    write_transfer_table("table7", points, SETTING, out)
+    compare = pd.read_csv(out.with_suffix(".compare.csv"))
+    numbers = compare[compare["column"].isin(["lavg", "avg", "gold"]) & compare["ours"].notna()]
+    assert len(numbers) == 21 and numbers["ci_low"].isna().all() and compare["delta"].isna().all()
+    assert numbers["note"].str.contains("one pair's scores, not a statistic").all()

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from paracomp.arguments import add_tokenisation, key_values
 
@@ -20,6 +20,20 @@ def _root(folder: str) -> Path:
     from paracomp.data.fetch import verify_fetched
 
     return Path(folder) / verify_fetched(Path(folder)).get("root", ".")
+
+
+def _setting(text: str) -> dict[str, Any]:
+    """The tables' ``--setting`` (what their notes tell): keys of the paper's block and what
+    the workflow derives from it (the corpus's note, why the initial vectors are missing)."""
+    from paracomp.registry import schema_path
+    from paracomp.settings import load, obj, parse, pick
+
+    path = schema_path("chen2020")
+    keys = ["max_tokens", "train_pairs", "epochs", "tuning", "news_train", "vectors", "init"]
+    properties = pick(load(path), [*keys, "runs", "grids"])["properties"]
+    text_ = {"type": "string"}
+    properties |= {"corpus": text_, "init_missing": {"type": ["string", "null"]}, "note": text_}
+    return parse(text, obj(properties, tuple(properties)), "chen2020 table --setting", path)
 
 
 def _block(text: str, keys: list[str], command: str) -> dict:
@@ -124,7 +138,7 @@ def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.chen2020.tables import write_score_table
 
     scores = {k: Path(v) for k, v in key_values(args.scores).items()}
-    setting = json.loads(args.setting)
+    setting = _setting(args.setting)
     write_score_table(args.table, Path(args.sentences), scores, setting, Path(args.out))
 
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.stats import spearmanr
@@ -130,12 +130,17 @@ def spearman(scores: np.ndarray, ratings: np.ndarray) -> float:
 @dataclass(frozen=True)
 class LengthNormalised:
     """Table 3's length-normalised accuracy (%) over ``pool`` test sentences, the share (%) of
-    the pool's majority class, and the lengths ``k − 1`` that were tested."""
+    the pool's majority class, the lengths ``k − 1`` that were tested, and per sentence
+    whether it is in the pool (``tested``) and the prediction it got there (``predicted``)."""
 
     accuracy: float
     pool: int
     majority: float
     lengths: tuple[int, ...]
+    tested: np.ndarray = field(repr=False, compare=False, default_factory=lambda: np.zeros(0, bool))
+    predicted: np.ndarray = field(
+        repr=False, compare=False, default_factory=lambda: np.zeros(0, bool)
+    )
 
 
 def length_normalised(
@@ -150,21 +155,25 @@ def length_normalised(
     far above 50 (as the paper's averaging models do: 69.0–69.6)."""
     scores = np.asarray(scores, dtype=np.float64)
     specific, lengths = np.asarray(specific).astype(bool), np.asarray(lengths, dtype=np.int64)
-    correct, tested_specific, pool, tested = 0, 0, 0, []
+    tested, predicted, groups = np.zeros(len(scores), bool), np.zeros(len(scores), bool), []
     present = set(lengths.tolist())
     for k in sorted(present):
         if k - 1 not in present:
             continue
         tune, test = lengths == k, lengths == k - 1
         threshold = tune_threshold(scores[tune], specific[tune])
-        correct += int(np.sum(threshold.predict(scores[test]) == specific[test]))
-        tested_specific += int(specific[test].sum())
-        pool += int(test.sum())
-        tested.append(k - 1)
+        predicted[test] = threshold.predict(scores[test])
+        tested |= test
+        groups.append(k - 1)
+    pool = int(tested.sum())
     if not pool:
-        return LengthNormalised(math.nan, 0, math.nan, ())
+        return LengthNormalised(math.nan, 0, math.nan, (), tested, predicted)
+    correct = int(np.sum(predicted[tested] == specific[tested]))
+    tested_specific = int(specific[tested].sum())
     majority = 100.0 * max(tested_specific, pool - tested_specific) / pool
-    return LengthNormalised(100.0 * correct / pool, pool, majority, tuple(tested))
+    return LengthNormalised(
+        100.0 * correct / pool, pool, majority, tuple(groups), tested, predicted
+    )
 
 
 # --- baselines --------------------------------------------------------------------------------

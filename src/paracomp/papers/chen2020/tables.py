@@ -6,10 +6,10 @@ Skip-thought, BERT, ELMo) stays empty with :data:`UNAVAILABLE`'s reason; a cell 
 source provides stays empty with the reason the sentence sources record. Every cell's ``data``
 says what it was computed on; the markdown says how the models were trained (the setting).
 
-Cells of Tables 2, 3 (News), 4, 7 and 8 carry test-set bootstrap replicates
-(:func:`_with_replicates`): the sentences (SNLI: the equal-length pairs) of each set resampled
-once for every model (paired), the News threshold kept at the value tuned on the training
-sentences; the other tables' cells have none yet.
+Cells of Tables 2, 3, 4, 7 and 8 carry test-set bootstrap replicates
+(:mod:`paracomp.papers.chen2020.score_data`): the sentences (SNLI: the equal-length pairs) of
+each set resampled once for every model (paired), thresholds kept at their tuned values.
+Table 1's sentence counts get none, and say why (:data:`COUNT_NOISE`).
 """
 
 from __future__ import annotations
@@ -25,15 +25,20 @@ import numpy as np
 import pandas as pd
 
 from paracomp.eval import bootstrap
-from paracomp.papers.chen2020.scores import ModelScores
-from paracomp.papers.chen2020.sentences import DOMAINS, SentenceSources
-from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
-from paracomp.papers.chen2020.specificity import (
-    BinaryResult,
-    length_normalised,
-    news_protocol,
-    spearman,
+from paracomp.papers.chen2020.score_data import (
+    NEWS_POOL,
+    RESAMPLER,
+    Data,
+    news_replicates,
+    normalised_replicates,
+    share,
+    sts_replicates,
+    with_replicates,
 )
+from paracomp.papers.chen2020.scores import ModelScores
+from paracomp.papers.chen2020.sentences import DOMAINS
+from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
+from paracomp.papers.chen2020.specificity import length_normalised, spearman
 from paracomp.registry import printed_table
 from paracomp.tables.build import (
     Cell,
@@ -66,101 +71,7 @@ INITIAL_TABLES = ("table2", "table8")
 BELOW_WHY = "src/paracomp/papers/chen2020/README.md, 'Runs below their initial vectors'"
 PROBABILISTIC_SCORE = "−entropy of the sentence Gaussian"
 DETERMINISTIC_SCORE = "norm of the sentence vector"
-
-
-class Data:
-    """The sentence table, its sources and the models' scores."""
-
-    def __init__(self, sentences: Path, scores: Mapping[str, Path]):
-        self.sentences = pd.read_parquet(sentences)
-        self.sources = SentenceSources.read(Path(sentences).with_suffix(".json"))
-        self.scores = {model: ModelScores.read(path) for model, path in scores.items()}
-
-    def has(self, name: str) -> bool:
-        return name in self.sources.present
-
-    def labels(self, name: str) -> np.ndarray:
-        rows = self.sentences[self.sentences["set"] == name].sort_values("index")
-        return rows["label"].to_numpy(dtype=np.float64)
-
-    def column(self, name: str, key: str) -> np.ndarray:
-        rows = self.sentences[self.sentences["set"] == name].sort_values("index")
-        return rows[key].to_numpy()
-
-    def lengths(self, name: str) -> np.ndarray:
-        return np.array([len(t.split()) for t in self.column(name, "tokens")], dtype=np.int64)
-
-    def missing(self, *names: str) -> str:
-        """Why one of the sets ``names`` is absent ('' if all are present)."""
-        return next((self.sources.reason(n) for n in names if not self.has(n)), "")
-
-    def counts(self, name: str) -> np.ndarray:
-        """The resample counts of set ``name``'s sentences (shared by every model)."""
-        key = f"chen2020/{name}"
-        return RESAMPLER.counts(bootstrap.Sample.whole(key, len(self.labels(name))))
-
-    def news(self, model: str) -> BinaryResult:
-        scores = self.scores[model]
-        return news_protocol(
-            scores.of("news_train"),
-            self.labels("news_train"),
-            scores.of("news_test"),
-            self.labels("news_test"),
-        )
-
-
-RESAMPLER = bootstrap.Resampler()
-
-
-def _with_replicates(
-    cell: Cell, data: Data, name: str, replicates: Callable[[], np.ndarray]
-) -> Cell:
-    """``cell`` with its ``replicates()`` on set ``name``'s resamples (none when the cell is
-    empty; why none when the set has fewer than :data:`paracomp.eval.bootstrap.MIN_PAIRS`
-    sentences)."""
-    if cell.value is None:
-        return cell
-    key = f"chen2020/{name}"
-    reason = bootstrap.too_few(len(data.labels(name)), key)
-    if reason:
-        return dataclasses.replace(cell, noise=reason)
-    return dataclasses.replace(cell, boot=replicates(), sets=(key,))
-
-
-def _share(data: Data, hits: np.ndarray, among: np.ndarray) -> np.ndarray:
-    """``hits`` as a percentage of ``among`` on every resample of the SNLI pairs."""
-    counts = data.counts("snli_premise")
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return 100.0 * (counts @ hits) / (counts @ among)
-
-
-def sts_replicates(cell: Cell, sts: Mapping[str, Any]) -> Cell:
-    """Table 8's cell with its Pearson ×100 on every resample of the STS-B pairs the scores
-    kept (under the generic evaluator's key: paired with every other STS-B cell)."""
-    if "pred" not in sts:
-        return dataclasses.replace(cell, noise="no interval: the scores keep no STS-B pairs")
-    noise = bootstrap.too_few(len(sts["pred"]), sts["key"])
-    if noise:
-        return dataclasses.replace(cell, noise=noise)
-    counts = RESAMPLER.counts(bootstrap.Sample.whole(sts["key"], len(sts["pred"])))
-    boot = 100.0 * bootstrap.pearson(counts, np.asarray(sts["gold"]), np.asarray(sts["pred"]))
-    return dataclasses.replace(cell, boot=boot, sets=(sts["key"],))
-
-
-def news_replicates(data: Data, model: str, metric: str = "acc") -> np.ndarray:
-    """Accuracy (or F1 of *specific*, ``metric="f1"``) ×100 of the News test predictions on
-    every resample of the News test sentences, the threshold tuned once on the training
-    sentences."""
-    result = data.news(model)
-    predicted = data.scores[model].of("news_test") > result.threshold
-    gold = data.labels("news_test").astype(bool)
-    counts = data.counts("news_test")
-    if metric == "acc":
-        return 100.0 * bootstrap.mean(counts, predicted == gold)
-    true_positive = counts @ (predicted & gold).astype(np.float64)
-    denominator = counts @ predicted.astype(np.float64) + counts @ gold.astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(denominator > 0, 200.0 * true_positive / denominator, 0.0)
+COUNT_NOISE = "no interval: a count of the set's sentences, not an estimate"
 
 
 def _score_kind(scores: ModelScores) -> str:
@@ -231,7 +142,7 @@ def table1(data: Data) -> dict[tuple[str, str], Cell]:
             )
         else:
             note = f"Ko et al.'s {name}s.txt, every line"
-        cells["instances", column] = Cell(float(len(data.labels(name))), note)
+        cells["instances", column] = Cell(float(len(data.labels(name))), note, noise=COUNT_NOISE)
     return cells
 
 
@@ -249,7 +160,7 @@ def table2(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
                 f"{len(data.labels('news_train'))} news training sentences; F1(specific) "
                 f"{result.f1_specific:.1f}; {_row_note(data, model)}",
             )
-            return _with_replicates(cell, data, "news_test", lambda: news_replicates(data, model))
+            return with_replicates(cell, data, "news_test", lambda: news_replicates(data, model))
         if data.missing(column):
             return Cell(None, "", data.missing(column))
         if row == "majority":
@@ -261,7 +172,7 @@ def table2(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
             f"{len(labels)} sentences; {_row_note(data, model)}",
             "" if value is not None else "correlation undefined",
         )
-        return _with_replicates(
+        return with_replicates(
             cell,
             data,
             column,
@@ -279,19 +190,25 @@ def table3(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         if column == "full":
             result = data.news(row)
             cell = Cell(result.accuracy, f"{result.n} News test sentences (Table 2's News)")
-            return _with_replicates(cell, data, "news_test", lambda: news_replicates(data, row))
-        scores = np.concatenate([data.scores[row].of(n) for n in ("news_train", "news_test")])
-        labels = np.concatenate([data.labels(n) for n in ("news_train", "news_test")])
-        lengths = np.concatenate([data.lengths(n) for n in ("news_train", "news_test")])
+            return with_replicates(cell, data, "news_test", lambda: news_replicates(data, row))
+        scores = np.concatenate([data.scores[row].of(n) for n in NEWS_POOL])
+        labels = np.concatenate([data.labels(n) for n in NEWS_POOL])
+        lengths = np.concatenate([data.lengths(n) for n in NEWS_POOL])
         result = length_normalised(scores, labels, lengths)
         value = result.majority if row == "majority" else result.accuracy
         what = "the majority class's share of the pool" if row == "majority" else "accuracy"
-        return Cell(
+        cell = Cell(
             _finite(value),
             f"{what} over a pool of {result.pool} sentences (paper: 3,582) from News training "
             f"and test, lengths {min(result.lengths, default=0)}-{max(result.lengths, default=0)}",
-            noise="no interval yet (a pool of length groups)",
         )
+        if cell.value is None:
+            return cell
+        noise = bootstrap.too_few(result.pool, "the length-normalised pool")
+        if noise:
+            return dataclasses.replace(cell, noise=noise)
+        boot = normalised_replicates(data, result, majority=row == "majority")
+        return dataclasses.replace(cell, boot=boot, sets=tuple(f"chen2020/{n}" for n in NEWS_POOL))
 
     return _cells(printed, data, compute)
 
@@ -314,8 +231,8 @@ def table4(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
         )
         less = scores.of("snli_hypothesis") < scores.of("snli_premise")
         labelled = np.array([label == column for label in gold], np.float64)
-        return _with_replicates(
-            cell, data, "snli_premise", partial(_share, data, less * labelled, labelled)
+        return with_replicates(
+            cell, data, "snli_premise", partial(share, data, less * labelled, labelled)
         )
 
     return _cells(printed, data, compute, ROW_MODEL)
@@ -347,7 +264,7 @@ def table7(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
                 f"run {model}; {result.n} News test sentences; F1 of the class specific "
                 f"(macro F1 {result.f1_macro:.1f})",
             )
-            cells["wlo", column] = _with_replicates(
+            cells["wlo", column] = with_replicates(
                 cell, data, "news_test", partial(news_replicates, data, model, metric)
             )
     return cells

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 from pathlib import Path
 
@@ -54,9 +53,12 @@ def _evaluate(args: argparse.Namespace) -> None:
 
 def _table(args: argparse.Namespace) -> None:
     from paracomp.papers.scheepers2018.table1 import write_table1
+    from paracomp.settings import TABLE_SCHEMA, parse, ref
 
+    each = {"type": "object", "additionalProperties": ref(TABLE_SCHEMA, "/$defs/column")}
+    columns = parse(args.columns, each, "scheepers2018 table --columns", TABLE_SCHEMA)
     roots = {k: Path(v) for k, v in key_values(args.runs).items()}
-    write_table1(json.loads(args.columns), roots, args.compositions, args.method, Path(args.out))
+    write_table1(columns, roots, args.compositions, args.method, Path(args.out))
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:

@@ -20,9 +20,9 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 from paracomp import artefacts
 from paracomp.atomic import atomic_path
@@ -37,6 +37,9 @@ from paracomp.papers.scheepers2018.wordnet_pairs import (
     read_vocabulary,
     single_token_lemma,
 )
+
+if TYPE_CHECKING:  # nltk is imported where WordNet is read
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
 
 SPLITS = ("released", "grouped")
 VOCAB = pa.schema([("word", pa.string())])

@@ -16,8 +16,8 @@ Values are fractions (MRR ÷ 100), as the other evaluation outputs; tables scale
 ``items.parquet`` beside ``scores.json`` keeps what each measure is computed from, one row per
 item (:data:`ITEM_COLUMNS`: a test definition's reciprocal rank, an STS pair's gold and cosine
 with its subset's key, a word pair's gold and cosine with its place in its set, a SICK test
-pair's gold and SICK-R prediction), for the table's test-set bootstrap intervals (SICK-E keeps
-none yet).
+pair's gold and SICK-R prediction, and whether SICK-E classified it right), for the table's
+test-set bootstrap intervals.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ CANDIDATES = ("all", "test")
 TOKENIZER = "whitespace"
 ITEM_COLUMNS = ["measure", "key", "size", "position", "gold", "pred"]
 """An item of a measure: its test set's ``key`` and ``size``, its ``position`` there, the gold
-(NaN for CompVecEval) and the model's value (cosine, or a definition's reciprocal rank)."""
+(NaN for CompVecEval and SICK-E) and the model's value (cosine, a definition's reciprocal rank,
+or 1/0: SICK-E's label predicted right or not)."""
 COMPVEC_KEY = "scheepers2018/compvec-test"
 
 
@@ -156,10 +157,12 @@ def _sick(
 ) -> dict[str, dict[str, Any]]:
     frame = artefacts.read(path, artefacts.SENTENCE_PAIRS).to_pandas()
     entail, relate = evaluate_sick(frame, encoder, TOKENIZER, True)
-    if items is not None:  # SICK-R's test predictions, in the frame's order of test rows
+    if items is not None:  # both tasks' test predictions, in the frame's order of test rows
         test = frame[frame["split"] == "test"]
         key, n = f"{test['dataset'].iloc[0]}/{test['subset'].iloc[0]}/test", len(test)
         items.append(_items("sick_r", key, np.arange(n), n, test["score"], relate.predictions))
+        items.append(_items("sick_e", key, np.arange(n), n, np.full(n, np.nan),
+                            entail.correct.astype(np.float64)))  # fmt: skip
     sizes = f"{entail.n_train}/{entail.n_trial}/{entail.n_test} train/trial/test pairs"
     return {
         "sick_e": _cell(

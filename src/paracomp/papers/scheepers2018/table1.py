@@ -36,6 +36,10 @@ CANDIDATE_COLUMNS = [
 ]
 
 
+MEANS = ("mrr", "sick_e")
+"""Measures that are means over their test items (a reciprocal rank, a 1/0 hit)."""
+
+
 def row_keys(paper: str = "scheepers2018", table: str = "table1") -> list[tuple[str, str]]:
     """(measure, composition) of every printed row."""
     return [tuple(row.split("/", 1)) for row in printed_table(paper, table).rows]  # type: ignore[misc]
@@ -49,8 +53,9 @@ def measure_replicates(
     items: pd.DataFrame, measure: str, resampler: bootstrap.Resampler
 ) -> tuple[np.ndarray | None, tuple[str, ...], str]:
     """A measure's value on every resample from a run's items: CompVecEval's MRR the mean
-    reciprocal rank, STS the pair-weighted mean of its subsets' Pearson r, SICK-R its Pearson
-    r, a word set's Spearman ρ; and the test sets' keys, or why there are none."""
+    reciprocal rank, SICK-E the share of test pairs classified right (the classifier not fit
+    again), STS the pair-weighted mean of its subsets' Pearson r, SICK-R its Pearson r, a word
+    set's Spearman ρ; and the test sets' keys, or why there are none."""
     found = items[items["measure"] == measure]
     if not len(found):
         return None, (), f"no interval: the run keeps no items of {measure}"
@@ -62,7 +67,7 @@ def measure_replicates(
         sample = bootstrap.Sample(str(key), int(part["size"].iloc[0]), part["position"].to_numpy())
         counts = resampler.counts(sample)
         gold, pred = part["gold"].to_numpy(), part["pred"].to_numpy()
-        if measure == "mrr":
+        if measure in MEANS:
             reps.append(bootstrap.mean(counts, pred))
         elif measure in ("sts14", "sts15", "sick_r"):
             reps.append(bootstrap.pearson(counts, gold, pred))

@@ -25,17 +25,21 @@ from the missing punkt split (``e.g.`` vs ``e.g``).
 
 from __future__ import annotations
 
+import functools
 import gzip
 import os
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pyarrow as pa
-from nltk.corpus.reader.wordnet import WordNetCorpusReader
-from nltk.tokenize import NLTKWordTokenizer
 
 from paracomp.errors import DataError
+
+if TYPE_CHECKING:  # nltk is imported where WordNet is read or text tokenised
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+    from nltk.tokenize import NLTKWordTokenizer
 
 PAIRS = pa.schema(
     [
@@ -51,7 +55,6 @@ PAD, UNK = "PAD", "UNK"
 SEPARATOR = " ||| "
 _PUNCTUATION = frozenset({".", ",", ";", ":", "(", ")", "`"})
 _DATA_FILES = {"n": "data.noun", "v": "data.verb", "a": "data.adj", "r": "data.adv"}
-_TOKENIZER = NLTKWordTokenizer()
 
 
 @dataclass(frozen=True)
@@ -63,10 +66,19 @@ class WordNetDataset:
     targets: list[str]
 
 
+@functools.cache
+def _tokenizer() -> NLTKWordTokenizer:
+    """NLTK's tokenizer, imported on first use: importing nltk imports most of it and
+    ``scipy.stats`` (seconds), which a job that reads the built dataset does not need."""
+    from nltk.tokenize import NLTKWordTokenizer
+
+    return NLTKWordTokenizer()
+
+
 def tokenize(text: str) -> list[str]:
     """Tokenise a definition the way the authors' fetcher does."""
     tokens = (
-        t.replace("`", "").lower() for t in _TOKENIZER.tokenize(text) if t not in _PUNCTUATION
+        t.replace("`", "").lower() for t in _tokenizer().tokenize(text) if t not in _PUNCTUATION
     )
     return [t for t in tokens if t]
 
@@ -80,7 +92,7 @@ def single_token_lemma(name: str) -> str | None:
         return name.lower()
     if "_" in name:  # a space: at least two tokens
         return None
-    tokens = _TOKENIZER.tokenize(name)
+    tokens = _tokenizer().tokenize(name)
     return tokens[0].lower() if len(tokens) == 1 else None
 
 

@@ -4,7 +4,6 @@ and the tables of Wieting et al. (2015)."""
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 from pathlib import Path
 
@@ -230,11 +229,18 @@ def _table(args: argparse.Namespace) -> None:
         lexical=path(args.lexical),
         wordnet=path(args.wordnet),
     )
+    from paracomp.papers.wieting2015.workflow import SETTING
+    from paracomp.registry import block_argument
+    from paracomp.settings import TABLE_SCHEMA, parse, ref
+
+    where = f"wieting2015 table {args.table}"
+    spec = parse(args.spec, ref(TABLE_SCHEMA, "/$defs/table"), f"{where} --spec", TABLE_SCHEMA)
+    setting = block_argument("wieting2015", args.setting, SETTING, f"{where} --setting")
     write_table(
         args.table,
         src,
-        json.loads(args.spec),
-        json.loads(args.setting),
+        spec,
+        setting,
         args.unavailable or [],
         Path(args.out),
     )

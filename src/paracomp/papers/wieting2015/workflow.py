@@ -59,6 +59,8 @@ SELECTIONS = {
 }
 """A word selection: the variant whose points it ranges over, and its criterion."""
 RNN_DATA = ("phrases", "jn", "nn", "vn")
+SETTING = ("init", "lexical", "constraints", "words", "rnn", "sst", "mapping", "ml")
+"""The keys of the paper's block that the tables' notes tell (``table --setting``)."""
 PHRASE_SETS = f"{RESOURCES}/phrase_sets.parquet"
 PAIR_DATASETS = {"phrases": "ppdb-phrase-train-60k", "bigrams": "ppdb-bigram-train"}
 WORD_SETS = ("simlex999", "ws353-sim", "ws353-rel")
@@ -287,8 +289,7 @@ class Inputs:
 
     def setting(self, wildcards) -> str:
         """The run's setting, for the tables' notes."""
-        keys = ("init", "lexical", "constraints", "words", "rnn", "sst", "mapping", "ml")
-        return json.dumps({k: self.block[k] for k in keys})
+        return json.dumps({k: self.block[k] for k in SETTING})
 
 
 def _part(run: str) -> tuple[str, str]:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 from pathlib import Path
+from typing import Any
 
 from paracomp.arguments import add_tokenisation, key_values
 from paracomp.atomic import read_json
@@ -17,6 +17,49 @@ def _block(text: str, keys: list[str], command: str) -> dict:
     from paracomp.registry import block_argument
 
     return block_argument("wieting2017", text, keys, f"wieting2017 {command} --params")
+
+
+_TEXT = {"type": "string"}
+
+
+def _setting(text: str, command: str, part_of: str = "transfer") -> dict[str, Any]:
+    """A table's ``--setting`` (what its notes tell), checked against the paper's schema:
+    of the transfer runs (``part_of``: ``transfer``), with the supervised runs
+    (``supervised``), or of the gate analysis (``gates``)."""
+    from paracomp.registry import schema_path
+    from paracomp.settings import load, obj, parse, part
+
+    path = schema_path("wieting2017")
+    block = load(path)
+    if part_of == "gates":
+        gates = part(block, "gates")
+        gates["properties"] = {**gates["properties"], "corpus": _TEXT}
+        schema = obj({"gates": gates, "note": _TEXT}, ("gates", "note"))
+        return parse(text, schema, f"wieting2017 {command} --setting", path)
+    keys = {"sentences", "ppdb", "init", "dim", "epochs", "run", "composers", "grids"}
+    properties = {k: part(block, k) for k in sorted(keys)}
+    properties |= {"runs": part(block, "transfer"), "corpus": _TEXT, "note": _TEXT}
+    if part_of == "supervised":
+        supervised = ("settings", "runs")
+        own = {k: part(block, f"supervised.{k}") for k in supervised}
+        properties["supervised"] = obj({**own, "grids": part(block, "grids")}, supervised)
+    return parse(text, obj(properties, tuple(properties)), f"wieting2017 {command} --setting", path)
+
+
+def _supervised_settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``supervised``'s ``--params`` (the supervised runs' settings and ``dim``) and
+    ``--point`` (a grid point: some of those settings, or of a training run's)."""
+    from paracomp.registry import schema_path
+    from paracomp.settings import RUN_SCHEMA, load, obj, parse, pick
+
+    path = schema_path("wieting2017")
+    params = pick(load(path), ["supervised.settings.*", "dim"])
+    where = "wieting2017 supervised"
+    point = obj({**load(RUN_SCHEMA)["properties"], **params["properties"]})
+    return (
+        parse(args.params, params, f"{where} --params", path),
+        parse(args.point, point, f"{where} --point", RUN_SCHEMA),
+    )
 
 
 def _sentences(args: argparse.Namespace) -> None:
@@ -136,7 +179,8 @@ def _supervised(args: argparse.Namespace) -> None:
     from paracomp.run_config import TrainConfig
     from paracomp.train.loop import compute_settings, resolve_device
 
-    settings = {**json.loads(args.params), **json.loads(args.point)}
+    params, point = _supervised_settings(args)
+    settings = {**params, **point}
     sets = {k: Path(v) for k, v in key_values(args.set).items()}
     init = Path(args.init) if args.init else None
     config = TrainConfig(device=args.device, allow_cpu_fallback=args.allow_cpu_fallback)
@@ -145,13 +189,14 @@ def _supervised(args: argparse.Namespace) -> None:
                                 args.lowercase, init, args.universal or [],
                                 resolve_device(config), args.encoder_out)  # fmt: skip
     write_json(Path(args.out), {"run": args.run_name, "index": args.index,
-                                "point": json.loads(args.point), **result})  # fmt: skip
+                                "point": point, **result})  # fmt: skip
 
 
 def _supervised_table(args: argparse.Namespace) -> None:
-    from paracomp.papers.wieting2017.tables import write_supervised_table
+    from paracomp.papers.wieting2017.supervised_tables import write_supervised_table
 
-    write_supervised_table(args.table, args.records or [], json.loads(args.setting), Path(args.out))
+    setting = _setting(args.setting, "supervised-table", "supervised")
+    write_supervised_table(args.table, args.records or [], setting, Path(args.out))
 
 
 def _table(args: argparse.Namespace) -> None:
@@ -160,7 +205,12 @@ def _table(args: argparse.Namespace) -> None:
     sets = {k: Path(v) for k, v in key_values(args.set).items()}
     initial = Path(args.initial) if args.initial else None
     write_transfer_table(
-        args.table, args.points or [], json.loads(args.setting), Path(args.out), sets, initial
+        args.table,
+        args.points or [],
+        _setting(args.setting, "table"),
+        Path(args.out),
+        sets,
+        initial,
     )
 
 
@@ -225,7 +275,7 @@ def _select_point(args: argparse.Namespace) -> None:
 
 def _select_supervised(args: argparse.Namespace) -> None:
     from paracomp.atomic import write_json
-    from paracomp.papers.wieting2017.tables import pick_supervised
+    from paracomp.papers.wieting2017.supervised_tables import pick_supervised
     from paracomp.run_folder import copy_run
 
     records = {Path(p): read_json(p) for p in args.records}
@@ -240,7 +290,7 @@ def _select_supervised(args: argparse.Namespace) -> None:
 def _gate_table(args: argparse.Namespace) -> None:
     from paracomp.papers.wieting2017.gates import write_gate_table
 
-    setting = json.loads(args.setting)
+    setting = _setting(args.setting, "gate-table", "gates")
     setting["gates"] = {**setting["gates"], **read_json(args.record)}
     write_gate_table(args.table, Path(args.tokens), setting, Path(args.out))
 

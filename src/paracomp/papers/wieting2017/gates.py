@@ -11,12 +11,17 @@ English side of the KJV-WEB pairs) and tags and parses them with spaCy's ``en_co
 where an equivalent exists: :data:`LABEL_MAP`). :func:`token_norms` runs the selected GRAN on
 each sentence's lowercased tokens (the run's vocabulary; a token without a row, and no UNK
 row, gets no gate) and :func:`aggregate` averages the norms.
+
+A mean norm's 95% interval resamples the sentences (the sampled unit; one seeded ``B × n``
+matrix over the parsed sentences, :func:`sentence_replicates`): on each resample, the norms of
+a tag's tokens with a label summed over the drawn sentences and divided by their count.
+Table 9's ranked labels and the token counts get none, each cell saying why.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +30,9 @@ import pandas as pd
 
 if TYPE_CHECKING:
     from spacy.language import Language
+
+    from paracomp.eval.bootstrap import Resampler
+    from paracomp.tables.printed import PrintedTable
 
 LABEL_MAP: dict[str, str] = {
     "ROOT": "root",
@@ -217,6 +225,33 @@ def ranked(frame: pd.DataFrame, by: str, k: int = 10, min_count: int = 1) -> tup
     return items[:k], items[::-1][:k]
 
 
+SENTENCES_KEY = "wieting2017/gate-sentences"
+"""The key of the parsed sentences' resamples (:mod:`paracomp.eval.bootstrap`)."""
+RANKED_NOISE = "no interval: a ranked label is a name, not an estimate (its mean is in the data)"
+COUNT_NOISE = "no interval: a count of our parsed tokens, a fact of the sample, not an estimate"
+
+
+def sentence_replicates(
+    frame: pd.DataFrame, selected: pd.Series, resampler: Resampler
+) -> tuple[np.ndarray | None, str]:
+    """The mean ``norm`` of the ``selected`` scored tokens on every resample of the sentences
+    of ``frame`` (:data:`SENTENCES_KEY`), or None and why (the tokens lie in fewer than
+    :data:`~paracomp.eval.bootstrap.MIN_PAIRS` sentences)."""
+    from paracomp.eval import bootstrap
+
+    codes, sentences = pd.factorize(frame["sentence"], sort=True)
+    chosen = selected.to_numpy(bool) & frame["norm"].notna().to_numpy()
+    spread = len(np.unique(codes[chosen]))
+    if spread < bootstrap.MIN_PAIRS:
+        return None, f"no interval: its tokens lie in {spread} sentences (< {bootstrap.MIN_PAIRS})"
+    size = len(sentences)
+    sums = np.bincount(codes[chosen], frame["norm"].to_numpy()[chosen], minlength=size)
+    tokens = np.bincount(codes[chosen], minlength=size).astype(np.float64)
+    counts = resampler.counts(bootstrap.Sample.whole(SENTENCES_KEY, size))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (counts @ sums) / (counts @ tokens), ""
+
+
 def by_label(frame: pd.DataFrame, tag: str) -> Mapping[str, tuple[float, int]]:
     """Tables 10-11: tokens tagged ``tag``, mean norm and count per Stanford label."""
     means = aggregate(frame[frame["tag"] == tag], "label")
@@ -257,6 +292,8 @@ TABLE9_REASON = (
 TABLE11_ROWS = ["amod", "xcomp", "pcomp", "root", "vmod", "prep", "auxpass"]
 PER_DIM = "per_dim"
 COUNT = "tokens"
+PAPER_DIM = 300
+"""The paper's gate dimensions (its word vectors: PARAGRAM-SL999 300d)."""
 
 
 def _printed(table: str):
@@ -307,11 +344,20 @@ def table9_cells(frame: pd.DataFrame, min_count: int) -> dict:
                 )
                 continue
             name, mean, count = items[rank]
-            cells[row, column] = Cell(f"{name} ({mean:.1f})", f"mean L1 {mean:.3f} over {count} tokens", note)  # fmt: skip
+            cells[row, column] = Cell(f"{name} ({mean:.1f})", f"mean L1 {mean:.3f} over {count} tokens", note, noise=RANKED_NOISE)  # fmt: skip
     return cells
 
 
-def label_cells(frame: pd.DataFrame, tag: str, rows: Sequence[str], dim: int, paper) -> dict:
+def label_cells(
+    frame: pd.DataFrame,
+    tag: str,
+    rows: Sequence[str],
+    dim: int,
+    paper: Callable[[str], float | None],
+    resampler: Resampler,
+) -> dict:
+    """Tables 10-11: per label, the mean norm of ``tag``'s tokens (``weight``), per gate
+    dimension, and the count; the means with their sentence-resampled replicates."""
     from paracomp.tables.build import Cell
 
     found = by_label(frame, tag)
@@ -321,17 +367,39 @@ def label_cells(frame: pd.DataFrame, tag: str, rows: Sequence[str], dim: int, pa
         if row not in found:
             why = f"no {tag} token with label {row} among our {total} {tag} tokens"
             cells[row, "weight"] = cells[row, PER_DIM] = Cell(None, "", why)
-            cells[row, COUNT] = Cell(0, f"of {total} {tag} tokens")
+            cells[row, COUNT] = Cell(0, f"of {total} {tag} tokens", noise=COUNT_NOISE)
             continue
         mean, count = found[row]
         data = f"{count} of {total} {tag} tokens; gate dim {dim}"
         printed = paper(row)
-        note = (f"paper {printed} of 300 dims = {printed / 300:.3f} a dim" if printed is not None
-                else "")  # fmt: skip
-        cells[row, "weight"] = Cell(mean, data)
-        cells[row, PER_DIM] = Cell(mean / dim, data, note)
-        cells[row, COUNT] = Cell(count, data)
+        note = (f"paper {printed} / {PAPER_DIM} dims = {printed / PAPER_DIM:.3f} "
+                "a dim" if printed is not None else "")  # fmt: skip
+        selected = (frame["tag"] == tag) & (frame["label"] == row)
+        boot, noise = sentence_replicates(frame, selected, resampler)
+        sets = (SENTENCES_KEY,) if boot is not None else ()
+        cells[row, "weight"] = Cell(mean, data, "", boot, sets, noise)
+        per_dim = None if boot is None else boot / dim
+        cells[row, PER_DIM] = Cell(mean / dim, data, note, per_dim, sets, noise)
+        cells[row, COUNT] = Cell(count, data, noise=COUNT_NOISE)
     return cells
+
+
+def per_dimension(printed: PrintedTable, dim: int) -> tuple[PrintedTable, dict[str, str]]:
+    """Table 10 as compared: the paper's weights (of its 300-d gate) also per dimension, in
+    ``Weight / dim``, and why its weights get no delta unless ``dim`` is 300 (an L1 norm
+    grows with the gate's dimensions)."""
+    import dataclasses
+
+    values = {
+        row: {**cols, PER_DIM: round(cols["weight"] / PAPER_DIM, 4)}
+        for row, cols in printed.values.items()
+    }
+    why = (
+        f"no delta: our gate has {dim} dimensions, the paper's {PAPER_DIM}, and an L1 norm "
+        "grows with them; compared per dimension in Weight / dim"
+    )
+    uncompared = {} if dim == PAPER_DIM else {"weight": why}
+    return dataclasses.replace(printed, values=values), uncompared
 
 
 def gate_lines(setting: Mapping[str, Any]) -> list[str]:
@@ -355,13 +423,17 @@ def gate_lines(setting: Mapping[str, Any]) -> list[str]:
 
 
 def write_gate_table(table: str, tokens: Path, setting: Mapping[str, Any], out: Path) -> None:
+    """Build gate table ``table`` from the tokens' norms; write its files and replicates."""
+    from paracomp.eval import bootstrap
     from paracomp.papers.wieting2017.tables import render
-    from paracomp.tables.write import write_outputs
+    from paracomp.tables.write import write_cell_replicates, write_outputs
 
     frame = pd.read_parquet(tokens)
     g = setting["gates"]
     printed = _printed(table)
+    resampler = bootstrap.Resampler()
     extra: list[str] = []
+    uncompared: dict[str, str] = {}
     if table == "table9":
         cells = table9_cells(frame, g["min_count"])
         extra.append(f"Paper column: {TABLE9_REASON}.")
@@ -369,11 +441,22 @@ def write_gate_table(table: str, tokens: Path, setting: Mapping[str, Any], out: 
             extra.append(f"- paper's {label}: {' '.join(TABLE9_PAPER[column])}")
     elif table == "table10":
         cells = label_cells(frame, "JJ", printed.rows, g["dim"],
-                            lambda r: printed.value(r, "weight"))  # fmt: skip
-        extra.append("Deltas compare our norm of a "
-                     f"{g['dim']}-d gate with the paper's of a 300-d one: read 'Weight / dim'.")  # fmt: skip
+                            lambda r: printed.value(r, "weight"), resampler)  # fmt: skip
+        printed, uncompared = per_dimension(printed, g["dim"])
+        extra.append(
+            f"Compared per gate dimension: our weights (a {g['dim']}-d gate) and the paper's (a "
+            f"{PAPER_DIM}-d one) each divided by their dimensions, in Weight / dim"
+            + ("; the weights themselves get no delta." if uncompared else ".")
+        )
     else:
-        cells = label_cells(frame, "VBG", printed.rows, g["dim"], lambda r: None)
+        cells = label_cells(frame, "VBG", printed.rows, g["dim"], lambda r: None, resampler)
+    if table != "table9":
+        extra.append(
+            "Intervals: the sentences resampled (B = 1,000, seeded, percentile); a mean over "
+            "tokens in fewer than 10 sentences gets none, token counts none (not estimates)."
+        )
     wide, compare, markdown = render(printed, cells, setting, extra, gate_lines,
-                                     no_paper=TABLE9_REASON if table == "table9" else None)  # fmt: skip
+                                     no_paper=TABLE9_REASON if table == "table9" else None,
+                                     uncompared=uncompared)  # fmt: skip
     write_outputs(out, wide, compare, markdown)
+    write_cell_replicates(out, cells, resampler)
