@@ -10,14 +10,6 @@ ROOT = Path(__file__).resolve().parents[1]
 LIMITS = {".smk": 400, ".py": 500}
 """The most lines a file of each kind may have."""
 
-OVERSIZED_UNTIL_SPLIT = {
-    "src/paracomp/papers/chen2020/tables.py",
-    "src/paracomp/papers/wieting2017/tables.py",
-}
-"""Known exceptions while another branch (h41i, bootstrap intervals) owns these files (and
-scheepers2018's, under its limit now): the lead empties this set when merging that branch and
-splitting them."""
-
 
 def sized_files(root: Path = ROOT) -> list[Path]:
     """Every rules file (``rules/``, the test fixtures) and every module under ``src/``."""
@@ -40,14 +32,7 @@ def oversized(
 
 def test_no_file_over_its_limit() -> None:
     found = oversized(sized_files(), ROOT)
-    offenders = {path: lines for path, lines in found.items() if path not in OVERSIZED_UNTIL_SPLIT}
-    assert offenders == {}, f"over {LIMITS} lines (split them by what they serve): {offenders}"
-
-
-def test_known_exceptions_are_still_oversized() -> None:
-    """An exception split below its limit leaves the set (so it only shrinks)."""
-    found = oversized(sized_files(), ROOT)
-    assert sorted(OVERSIZED_UNTIL_SPLIT - set(found)) == []
+    assert found == {}, f"over {LIMITS} lines (split them by what they serve): {found}"
 
 
 def test_the_check_names_each_offender(tmp_path: Path) -> None:
