@@ -14,7 +14,7 @@ graph = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(graph)
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("paracomp.cli", "paracomp.reference"),
+    ("paracomp.cli", "paracomp.reference", "paracomp.workflow"),
     ("paracomp.papers.*",),
     ("paracomp.registry", "paracomp.registration"),
     ("paracomp.encoders",),
@@ -35,7 +35,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "paracomp.yamltext",
     ),
 )
-"""Top first: the command line and the docs' reference generated from it; the papers (each ``paracomp.papers.<paper>``); the registry of
+"""Top first: the command line and the docs' reference generated from it, and what the
+Snakemake rules compute their inputs from (``paracomp.workflow``); the papers (each ``paracomp.papers.<paper>``); the registry of
 their data files and their registrations with the generic rules; the encoders of trained
 models (``paracomp.load_encoder``, ``paracomp encode``); the tables; the trainer and the corpus chain; evaluation and the stages below
 them; a run's folder and settings, which training writes and evaluation reads; the models; the

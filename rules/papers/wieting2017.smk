@@ -11,12 +11,11 @@
 # selected/<run>/, and each supervised run's point picked by validation r, per task, to
 # supervised/<run>/<task>.selected/: their leaderboard models (all registered once: Registration).
 from paracomp.papers.wieting2017.workflow import (
+    EVALUATED_SETS as WIETING2017_EVALUATED_SETS,
     GATE_TABLES as WIETING2017_GATE_TABLES,
     RESOURCES as WIETING2017_RESOURCES,
-    SELECTION_SETS as WIETING2017_SELECTION_SETS,
     SUPERVISED_TABLES as WIETING2017_SUPERVISED_TABLES,
     TASKS as WIETING2017_TASKS,
-    TRANSFER_SETS as WIETING2017_TRANSFER_SETS,
     TRANSFER_TABLES as WIETING2017_TABLES,
     RESULTS as WIETING2017_RESULTS,
     Inputs as Wieting2017Inputs,
@@ -27,20 +26,13 @@ from paracomp.papers.wieting2017.workflow_supervised import (
 )
 
 WIETING2017 = block("wieting2017")
-_WIETING2017_SETS = [*WIETING2017_TRANSFER_SETS, *WIETING2017_SELECTION_SETS]
-WIETING2017_IN = Wieting2017Inputs(
+WIETING2017_IN = Wieting2017Inputs.configured(
     WIETING2017,
     TRAIN["defaults"],
-    {s: f"resources/sets/{s}.parquet" for s in available(_WIETING2017_SETS)},
-    {s: f"resources/sets/tokens/{s}.parquet" for s in available(_WIETING2017_SETS)},
-    tuple(unavailable(_WIETING2017_SETS)),
-    {
-        name: dataset_folder(name)
-        for name in {"simpwiki-v2", *WIETING2017.get("ppdb", {}).get("datasets", [])}
-    },
-    EVAL["splits"],
-    EVAL["tokenizer"],
-    EVAL["lowercase"],
+    available(WIETING2017_EVALUATED_SETS),
+    unavailable(WIETING2017_EVALUATED_SETS),
+    dataset_folder,
+    EVAL,
 )
 WIETING2017_SUPERVISED = Wieting2017Supervised(WIETING2017_IN)
 WIETING2017_GATES = Wieting2017Gates(WIETING2017_IN)

@@ -42,7 +42,7 @@ def test_table4_accuracy_on_every_resample_of_the_test_sentences():
     import numpy as np
 
     from paracomp.eval import bootstrap
-    from paracomp.papers.wieting2015.tables import SST_TEST, _accuracy_cell
+    from paracomp.papers.wieting2015.word_tables import SST_TEST, _accuracy_cell
 
     hits = np.random.default_rng(0).random(40) < 0.7
     cell = _accuracy_cell({"test": hits.mean(), "test_correct": hits.astype(int).tolist()}, "", 100)

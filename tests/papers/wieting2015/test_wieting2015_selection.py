@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from paracomp.papers.wieting2015.selection import select, select_record, ws_criterion
-from paracomp.papers.wieting2015.tables import steiger_marks
+from paracomp.papers.wieting2015.table_cells import steiger_marks
 
 
 def test_ws_criterion_and_select() -> None:

@@ -192,7 +192,8 @@ def test_spearman_cells_carry_replicates_or_say_why_not(sources):
     """ML 2010 (12 ratings a type): each type's ρ on its own set's resamples, the same for
     every row; the average the mean of the three; Annotated-PPDB's 8 test pairs: no interval."""
     from paracomp.eval import bootstrap
-    from paracomp.papers.wieting2015.tables import ANNOTATED, rho_cell
+    from paracomp.papers.wieting2015.phrase_tables import ANNOTATED
+    from paracomp.papers.wieting2015.table_cells import rho_cell
 
     _, built = _cells("table5", sources)
     jn = built.cells["paragram_rnn", "ml_jn"]
@@ -211,7 +212,7 @@ def test_spearman_cells_carry_replicates_or_say_why_not(sources):
 
 def test_table7_errors_per_gold_range_on_every_resample():
     from paracomp.eval import bootstrap
-    from paracomp.papers.wieting2015.tables import ANNOTATED, Cell, _range_replicates
+    from paracomp.papers.wieting2015.error_tables import ANNOTATED, Cell, _range_replicates
 
     rng = np.random.default_rng(1)
     gold = rng.uniform(1, 5, 60)
@@ -228,13 +229,13 @@ def test_table7_errors_per_gold_range_on_every_resample():
 def test_table9_change_of_error_on_every_resample():
     """A cell's replicate is :func:`error_change` on the resampled pairs."""
     from paracomp.eval import bootstrap
-    from paracomp.papers.wieting2015.errors import LENGTH_BINS, bin_index, error_change
-    from paracomp.papers.wieting2015.tables import (
+    from paracomp.papers.wieting2015.error_tables import (
         ANNOTATED,
         ERROR_GROUPS,
         Cell,
         _change_replicates,
     )  # fmt: skip
+    from paracomp.papers.wieting2015.errors import LENGTH_BINS, bin_index, error_change
 
     rng = np.random.default_rng(2)
     gold = rng.uniform(1, 5, 120)

@@ -90,3 +90,23 @@ def test_a_run_set_to_null_is_left_out(tmp_path, mirror, dry_run):
     assert jobs["wieting2017_supervised"] == str(2 * 15)
     assert jobs["wieting2017_transfer_table"] == "5" and jobs["wieting2017_supervised_table"] == "3"
     assert "points/lstm_none/" not in out and "supervised/avg_none/" not in out
+
+
+def test_inputs_from_the_available_sets():
+    """The parsed and tokenised artefact of each available set, the others' reasons, and the
+    folder of SimpWiki and of each PPDB dataset the block names."""
+    from paracomp.papers.wieting2017.workflow import EVALUATED_SETS, Inputs
+    from paracomp.registry import paper_settings
+
+    block = paper_settings("wieting2017", "default", None)
+    evaluation = {"splits": {"sts2016": "test"}, "tokenizer": "moses", "lowercase": True}
+    folders = {"simpwiki-v2": None}
+    made = Inputs.configured(
+        block, {}, ["sts2016"], ["sick2014=no source"], folders.get, evaluation
+    )
+    assert "sts2016" in EVALUATED_SETS and "sick2014" in EVALUATED_SETS
+    assert made.sets == {"sts2016": "resources/sets/sts2016.parquet"}
+    assert made.scored == {"sts2016": "resources/sets/tokens/sts2016.parquet"}
+    assert made.unavailable == ("sick2014=no source",)
+    assert set(made.folders) == {"simpwiki-v2", *block["ppdb"]["datasets"]}
+    assert made.splits == {"sts2016": "test"} and made.tokenizer == "moses" and made.lowercase

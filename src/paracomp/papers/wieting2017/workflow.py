@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,8 @@ TRANSFER_SETS = ("sts2012", "sts2013", "sts2014", "sts2015", "sick2014", "twitte
 """The 22 transfer evaluation sets: 20 STS 2012-2015 subsets, SICK test, Twitter PIT test."""
 SELECTION_SETS = ("sts2016",)
 """Model selection "2016 STS": the mean over the 5 STS 2016 subsets."""
+EVALUATED_SETS = (*TRANSFER_SETS, *SELECTION_SETS)
+"""Every evaluation set a point is scored on."""
 TRANSFER_TABLES = ("table1", "table2", "table3", "table4", "table7")
 SUPERVISED_TABLES = ("table5", "table6", "table8")
 GATE_TABLES = ("table9", "table10", "table11")
@@ -177,6 +179,32 @@ class Inputs:
     splits: Mapping[str, str]
     tokenizer: str
     lowercase: bool
+
+    @classmethod
+    def configured(
+        cls,
+        block: Mapping[str, Any],
+        defaults: Mapping[str, Any],
+        available: Sequence[str],
+        unavailable: Sequence[str],
+        folder: Callable[[str], str | None],
+        evaluation: Mapping[str, Any],
+    ) -> Inputs:
+        """The inputs from the :data:`EVALUATED_SETS` some source provides (parsed and
+        tokenised) and the reasons of the others, the fetched ``folder`` of each raw dataset
+        the paper reads (SimpWiki and PPDB's), and config ``evaluation``."""
+        datasets = {"simpwiki-v2", *block.get("ppdb", {}).get("datasets", [])}
+        return cls(
+            block,
+            defaults,
+            {s: f"resources/sets/{s}.parquet" for s in available},
+            {s: f"resources/sets/tokens/{s}.parquet" for s in available},
+            tuple(unavailable),
+            {name: folder(name) for name in datasets},
+            evaluation["splits"],
+            evaluation["tokenizer"],
+            evaluation["lowercase"],
+        )
 
     def __post_init__(self) -> None:
         check_runs(self.block, "transfer", self.runs())

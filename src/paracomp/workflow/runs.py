@@ -1,0 +1,169 @@
+"""The papers' generic runs (config ``papers.<paper>.runs``): their settings, tuning grids and
+stacks, the inputs of tuning and final training (``rules/train.smk``), and the scored grid
+points a paper registers (``rules/points.smk``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from paracomp.errors import named
+from paracomp.registration import Registrations
+from paracomp.run_config import validate as check_run_settings
+from paracomp.train.grid import ScoredGrid, grid_plausibility, grid_points, point_folder
+from paracomp.train.stacks import split_grid
+
+NOT_SETTINGS = ("data", "tune_as", "grid")
+"""A run's keys that name its inputs, not its training settings."""
+
+
+@dataclass(frozen=True)
+class Runs:
+    """The papers' config blocks, config ``training`` (its ``defaults`` coerced) and the
+    papers' registrations (read when a rule asks, after every paper has registered)."""
+
+    blocks: Mapping[str, Mapping[str, Any]]
+    training: Mapping[str, Any]
+    registrations: Registrations
+
+    def runs_of(self, paper: str) -> dict[str, dict[str, Any]]:
+        return self.blocks[paper].get("runs", {})
+
+    def grid_of(self, paper: str, run: str) -> list[dict[str, Any]]:
+        """The tuning grid of a run: its paper's grid named by the run's ``grid``, else by its
+        objective."""
+        spec = self.runs_of(paper)[run]
+        key = "grid" if "grid" in spec else "objective"
+        where, what = f"papers.{paper}.runs.{run}.{key}", f"grid of papers.{paper}.grids"
+        return grid_points(named(self.blocks[paper]["grids"], spec[key], where, what))
+
+    def run_params(self, paper: str, run: str, epochs: int) -> dict[str, Any]:
+        """A run's settings: training.defaults, then the run's own, then ``epochs``."""
+        spec = {k: v for k, v in self.runs_of(paper)[run].items() if k not in NOT_SETTINGS}
+        return {
+            **self.training["defaults"],
+            **spec,
+            "epochs": epochs,
+            "allow_cpu_fallback": self.training["allow_cpu_fallback"],
+        }
+
+    def check(self, paper: str) -> list[str]:
+        """Every run of ``paper`` and every point of its grid is a valid run (else an error
+        naming the run and the point); the warnings about grids larger than
+        ``training.grid_points`` allows."""
+        warnings = []
+        for run, spec in self.runs_of(paper).items():
+            where, tuned = f"papers.{paper}.runs.{run}", spec.get("tune_as", run)
+            if tuned not in self.runs_of(paper):
+                raise ValueError(f"{where}: tune_as {tuned!r} is not a run of {paper}")
+            base = self.run_params(paper, run, self.blocks[paper]["epochs"])
+            check_run_settings(base, where)
+            grid = self.grid_of(paper, tuned)
+            if tuned == run:  # a run tuned as another trains no grid of its own
+                warning = grid_plausibility(where, len(grid), self.training["grid_points"])
+                warnings += [warning] if warning else []
+            for index, point in enumerate(grid):
+                check_run_settings({**base, **point}, f"{where} with grid point {index} {point}")
+        return warnings
+
+    def tuning_of(self, paper: str) -> dict[str, Any]:
+        return self.blocks[paper]["tuning"]
+
+    def tuning_set(self, paper: str) -> str:
+        """The parsed set a paper's runs are tuned on."""
+        return f"resources/sets/{self.tuning_of(paper)['set']}.parquet"
+
+    def registered_data(self, paper: str, kind: str) -> Callable[[str], str]:
+        """``paper``'s registered function (``run_data`` or ``tuning_data``) from a run's
+        ``data`` name to its artefact."""
+        found = getattr(self.registrations[paper], kind)
+        if found is None:
+            raise ValueError(f"{paper} has generic runs but registers no {kind}")
+        return found
+
+    def init(self, paper: str, run: str) -> dict[str, str]:
+        """``init``: the initial word rows a paper registers for the run
+        (Registration.run_init), if any."""
+        found = self.registrations[paper].run_init
+        path = None if found is None else found(run)
+        return {} if path is None else {"init": path}
+
+    def tune_inputs(self, paper: str, run: str) -> dict[str, str]:
+        return {
+            "pairs": self.registered_data(paper, "tuning_data")(self.runs_of(paper)[run]["data"]),
+            "tuning": self.tuning_set(paper),
+            **self.init(paper, run),
+        }
+
+    def tune_params(self, paper: str, run: str) -> str:
+        return json.dumps(self.run_params(paper, run, self.tuning_of(paper)["epochs"]))
+
+    def tuning_point(self, paper: str, run: str, point: int) -> str:
+        """A tuning grid point's settings, as JSON."""
+        return json.dumps(self.grid_of(paper, run)[point])
+
+    def tuning_records(self, paper: str, run: str) -> list[str]:
+        """The records of every tuning grid point of a run."""
+        points = range(len(self.grid_of(paper, run)))
+        return [f"results/{paper}/tuning/{run}/{p}.json" for p in points]
+
+    def stacks_of(self, paper: str, run: str) -> list[list[int]]:
+        """The stacks of a run's tuning grid (training.stack_grid), as lists of point indices."""
+        base = self.run_params(paper, run, self.tuning_of(paper)["epochs"])
+        return split_grid(base, self.grid_of(paper, run))
+
+    def stack_points(self, paper: str, run: str, stack: int) -> str:
+        """The grid points of a stack, as JSON index -> point."""
+        points = self.grid_of(paper, run)
+        return json.dumps({str(i): points[i] for i in self.stacks_of(paper, run)[stack]})
+
+    def stack_records_of_point(self, paper: str, run: str, point: int) -> str:
+        """The records folder of the stack that trains a grid point."""
+        stacks = self.stacks_of(paper, run)
+        stack = next(s for s, points in enumerate(stacks) if point in points)
+        return f"results/{paper}/tuning/{run}/stack{stack}/records"
+
+    def tuned_runs(self, paper: str) -> list[str]:
+        """The runs tuned on their own grid (not ``tune_as`` another)."""
+        return [run for run, spec in self.runs_of(paper).items() if "tune_as" not in spec]
+
+    def train_inputs(self, paper: str, run: str) -> dict[str, str]:
+        spec = self.runs_of(paper)[run]
+        tuned = spec.get("tune_as", run)
+        return {
+            "pairs": self.registered_data(paper, "run_data")(spec["data"]),
+            "selected": f"results/{paper}/tuning/{tuned}.selected.json",
+            "tuning": self.tuning_set(paper),
+            **self.init(paper, run),
+        }
+
+    def final_params(self, paper: str, run: str) -> str:
+        return json.dumps(self.run_params(paper, run, self.blocks[paper]["epochs"]))
+
+    def tuning_reports(self, paper: str) -> list[str]:
+        """``run=selection`` of every tuned run of ``paper``."""
+        return [f"{r}=results/{paper}/tuning/{r}.selected.json" for r in self.tuned_runs(paper)]
+
+    def scored_grid(self, paper: str) -> ScoredGrid:
+        """``paper``'s runs whose grid points train on the full data and are scored by the
+        paper (rule ``point``; Registration.points)."""
+        grid = self.registrations[paper].points
+        if grid is None:
+            raise ValueError(f"{paper} registers no scored grid points")
+        return grid
+
+    def scored_runs(self) -> list[str]:
+        """Every registered paper's scored runs (the rule's wildcard ``scored_run``)."""
+        grids = self.registrations.point_grids().values()
+        return sorted({run for grid in grids for run in grid.point_runs()})
+
+    def scored_point(self, paper: str, run: str, point: int) -> str:
+        """A scored grid point's settings, as JSON."""
+        return json.dumps(self.scored_grid(paper).point_grid(run)[point])
+
+    def scored_command(self, paper: str, run: str, point: int) -> str:
+        """The paper's command that scores a trained point."""
+        folder = point_folder(paper, run, point)
+        return self.scored_grid(paper).point_score(run, point, folder)
