@@ -40,9 +40,10 @@ from paracomp.papers import PAPERS
 from paracomp.registry import printed_table, row_refs
 from paracomp.registry import resource as paper_file
 from paracomp.tables.build import ModelEval, build_cells
-from paracomp.tables.findings import CellReplicates, probability, read_claims
+from paracomp.tables.claims import read_claims
 from paracomp.tables.intervals import mean_replicates
 from paracomp.tables.leaderboard import Entry, leaderboard, rank_intervals
+from paracomp.tables.verdicts import CellReplicates, probability
 
 REPO = Path(__file__).resolve().parents[1]
 

@@ -19,7 +19,7 @@ from paracomp.registry import check_paper, paper_settings, resource, schema_path
 from paracomp.settings import CONFIG_SCHEMA
 from paracomp.settings import checked as checked_settings
 from paracomp.settings import coerce as coerce_settings
-from paracomp.tables.findings import read_claims
+from paracomp.tables.claims import read_claims
 from paracomp.run_config import schema as run_schema
 from paracomp.run_config import validate as check_run_settings
 from paracomp.train.replicates import expand_blocks

@@ -3,7 +3,7 @@
 from paracomp.registry import check_generic_tables
 
 FINDINGS = TABLES.claims
-"""Each paper's claims (paracomp.tables.findings), read once."""
+"""Each paper's claims (paracomp.tables.claims), read once."""
 runs_of = RUNS.runs_of
 table_spec = TABLES.spec
 generic_tables = TABLES.generic

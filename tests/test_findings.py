@@ -13,7 +13,7 @@ from paracomp.cli import main
 from paracomp.errors import ConfigError
 from paracomp.papers import PAPERS
 from paracomp.registry import resource
-from paracomp.tables.findings import Claim, read_claims, tables_of, verdict
+from paracomp.tables.claims import Claim, read_claims, tables_of, verdict
 
 REPO = Path(__file__).resolve().parents[1]
 

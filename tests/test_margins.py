@@ -10,7 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from paracomp.tables.findings import Claim, findings, write_findings
+from paracomp.tables.claims import Claim
+from paracomp.tables.findings import findings, write_findings
 from paracomp.tables.margins import margin_cell
 from paracomp.tables.replicates import Replicates, write_replicates
 

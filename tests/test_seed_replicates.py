@@ -13,9 +13,11 @@ from paracomp.errors import ConfigError
 from paracomp.eval.bootstrap import interval
 from paracomp.registry import paper_settings, schema_path
 from paracomp.settings import check, config_schema, load, part
-from paracomp.tables.findings import CellReplicates, Claim, dominant_noise, findings, margin
+from paracomp.tables.claims import Claim
+from paracomp.tables.findings import findings
 from paracomp.tables.replicates import read_replicates
 from paracomp.tables.seeds import collapsed, combine
+from paracomp.tables.verdicts import CellReplicates, dominant_noise, margin
 from paracomp.train.replicates import expand, expand_blocks
 
 RUN = {"data": "mono", "objective": "bicvm"}

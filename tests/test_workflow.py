@@ -13,7 +13,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from paracomp.tables.findings import read_claims
+from paracomp.tables.claims import read_claims
 
 REPO = Path(__file__).resolve().parents[1]
 ELGOHARY_TABLES = [f"results/elgohary2016/table{n}.csv" for n in range(2, 7)]

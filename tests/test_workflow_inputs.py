@@ -12,7 +12,7 @@ from paracomp.data.catalog import load
 from paracomp.papers import PAPERS
 from paracomp.registration import Registration, Registrations
 from paracomp.registry import paper_settings
-from paracomp.tables.findings import read_claims
+from paracomp.tables.claims import read_claims
 from paracomp.workflow.corpus_chain import PHRASES, CorpusChain
 from paracomp.workflow.models import Models
 from paracomp.workflow.paper_tables import PaperTables

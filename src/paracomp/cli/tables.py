@@ -46,7 +46,8 @@ def _seed_dirs(items: list[str]) -> dict[str, dict[int, Path]]:
 
 def _findings(args: argparse.Namespace) -> None:
     from paracomp.arguments import key_values
-    from paracomp.tables.findings import findings, read_claims, write_findings
+    from paracomp.tables.claims import read_claims
+    from paracomp.tables.findings import findings, write_findings
 
     claims = read_claims(Path(args.claims))
     compare = {k: Path(v) for k, v in key_values(args.compare).items()}

@@ -1,7 +1,7 @@
 """Printed margins against our noise: could a test set of our size resolve the margin by which
 the paper's printed numbers make a claim hold (or fail)?
 
-A claim's test (:mod:`paracomp.tables.findings`) compares expressions of cells. Each **link**
+A claim's test (:mod:`paracomp.tables.claims`) compares expressions of cells. Each **link**
 of a comparison (``a > b``; a chain ``a > b > c`` has two) has a *printed margin*, ``left −
 right`` on the paper's numbers for ``>``/``>=`` and ``right − left`` for ``<``/``<=``
 (positive where the printed numbers satisfy the link), and a *noise*: the standard deviation of
@@ -33,7 +33,7 @@ Z = 1.96
 COLUMNS = ("printed_margin", "noise_sd", "margin_resolvable", "margin_why")
 
 CellKey = tuple[str, str, str, str]
-"""Table, row, column, ``"paper"`` or ``""`` (as :data:`paracomp.tables.findings.Cell`)."""
+"""Table, row, column, ``"paper"`` or ``""`` (as :data:`paracomp.tables.claims.Cell`)."""
 Evaluate = Callable[[ast.AST, list[Any]], Any]
 """Evaluates a test's node on each cell's number or ``(B,)`` replicates."""
 

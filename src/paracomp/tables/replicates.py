@@ -4,7 +4,7 @@ One float64 column per computed cell (named ``row|column``, on the cell's scale)
 resample (:mod:`paracomp.eval.bootstrap`); the file metadata holds the number of resamples,
 the seed and, per cell, the test sets it resamples. Resample ``b`` of every table drew the
 same pairs of each test set, so cells of different tables on one set are paired (what
-:mod:`paracomp.tables.findings` needs for a claim's probability). A cell over seed
+:mod:`paracomp.tables.verdicts` needs for a claim's probability). A cell over seed
 replicates (:mod:`paracomp.tables.seeds`) also has its seeds' values in the metadata
 (``seeds``) and one seed's test-pair replicates in column ``row|column|test``; a table
 without such cells writes neither.

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from paracomp.registration import Registrations
-from paracomp.tables.findings import Claim, tables_of
+from paracomp.tables.claims import Claim, tables_of
 from paracomp.workflow.models import Models
 
 EVALUATED = ("sts.csv", "pairs.parquet")
@@ -21,7 +21,7 @@ EVALUATED = ("sts.csv", "pairs.parquet")
 @dataclass(frozen=True)
 class PaperTables:
     """The papers' config blocks, their models, registrations and claims
-    (paracomp.tables.findings), and their runs' seed replicates (paper -> run -> seed -> the
+    (paracomp.tables.claims), and their runs' seed replicates (paper -> run -> seed -> the
     replicate run, :func:`paracomp.train.replicates.expand_blocks`)."""
 
     blocks: Mapping[str, Mapping[str, Any]]
