@@ -43,7 +43,9 @@ register(
         points=WIETING2017_IN,
         leaderboard={**WIETING2017_IN.leaderboard(), **WIETING2017_SUPERVISED.leaderboard()},
         custom_tables=frozenset(WIETING2017.get("tables", {})),
-        replicate_tables=frozenset({*WIETING2017_TABLES, *WIETING2017_SUPERVISED_TABLES}),
+        replicate_tables=frozenset(
+            {*WIETING2017_TABLES, *WIETING2017_SUPERVISED_TABLES, *WIETING2017_GATE_TABLES}
+        ),
     )
 )
 
@@ -379,6 +381,7 @@ rule wieting2017_gate_table:
             caption="../../workflow/report/compare.rst",
         ),
         markdown="results/wieting2017/{gate_table}.md",
+        replicates="results/wieting2017/{gate_table}.replicates.parquet",
     log:
         "logs/wieting2017/tables/{gate_table}.log",
     benchmark:
