@@ -11,6 +11,20 @@ from paracomp.cli import main
 
 TYPO = '{"colums": 1}'
 
+SUPERVISED = [
+    "wieting2017",
+    "supervised",
+    "--task",
+    "sts",
+    "--model",
+    "avg",
+    "--run-name",
+    "r",
+    "--index",
+    "0",
+]
+"""wieting2017 supervised's arguments before its JSON ones."""
+
 CASES = {
     "table --spec": (
         ["table", "elgohary2016", "table1", "--spec", '{"columns": {"A": {"modl": "x"}}}'],
@@ -66,16 +80,7 @@ CASES = {
     ),  # fmt: skip
     "wieting2017 supervised --params": (
         [
-            "wieting2017",
-            "supervised",
-            "--task",
-            "sts",
-            "--model",
-            "avg",
-            "--run-name",
-            "r",
-            "--index",
-            "0",
+            *SUPERVISED,
             "--params",
             '{"epochs": 1, "batch_sise": 2}',
             "--point",
@@ -85,16 +90,7 @@ CASES = {
     ),  # fmt: skip
     "wieting2017 supervised --point": (
         [
-            "wieting2017",
-            "supervised",
-            "--task",
-            "sts",
-            "--model",
-            "avg",
-            "--run-name",
-            "r",
-            "--index",
-            "0",
+            *SUPERVISED,
             "--params",
             '{"epochs": 1, "batch_size": 2, "lr": 0.1, "hidden": 5, '
             '"seed": 1, "split_seed": 1, "dim": 5}',

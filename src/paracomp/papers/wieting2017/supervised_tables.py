@@ -17,7 +17,13 @@ import numpy as np
 
 from paracomp.arguments import key_value_pairs
 from paracomp.eval import bootstrap
-from paracomp.papers.wieting2017.tables import MISSING_BODY, PAPER, omitted_tables, render
+from paracomp.papers.wieting2017.tables import (
+    MISSING_BODY,
+    PAPER,
+    omitted_tables,
+    render,
+    run_lines,
+)
 from paracomp.papers.wieting2017.workflow import SUPERVISED_MODELS, SUPERVISED_REGS, SUPERVISED_RUNS
 from paracomp.registry import printed_table
 from paracomp.tables.build import Cell
@@ -130,11 +136,7 @@ def supervised_setting_lines(setting: Mapping[str, Any]) -> list[str]:
         f"Initial word vectors: {setting['init']['embeddings']} ({setting['dim']}d); settings "
         f"{s['settings']}; grids {s['grids']}.",
     ]
-    for run, spec in s["runs"].items():
-        lines.append(f"- supervised run `{run}`: {spec}")
-    if setting.get("note"):
-        lines.append(setting["note"])
-    return lines
+    return lines + run_lines(s["runs"], "supervised run", setting.get("note"))
 
 
 def write_supervised_table(

@@ -361,11 +361,12 @@ def setting_lines(setting: Mapping[str, Any]) -> list[str]:
         "that mean, '2016 STS' by the mean over the 5 STS 2016 subsets.",
         f"Grids: {setting['grids']}.",
     ]
-    for run, spec in setting["runs"].items():
-        lines.append(f"- run `{run}`: {spec}")
-    if setting.get("note"):
-        lines.append(setting["note"])
-    return lines
+    return lines + run_lines(setting["runs"], "run", setting.get("note"))
+
+
+def run_lines(runs: Mapping[str, Any], kind: str, note: str | None) -> list[str]:
+    """One line a run (``- <kind> `name`: settings``), then the setting's note if any."""
+    return [f"- {kind} `{run}`: {spec}" for run, spec in runs.items()] + ([note] if note else [])
 
 
 def render(
