@@ -18,6 +18,8 @@ and mining the 4,000 × 4,000 log-EIP scores), LSTM GAUSSIAN 162 (40%), LSTM AVG
 WORDAVG 7,394; with 2 threads under the same load 65 and 13 (oversubscribed cores). On one
 NVIDIA H200 (torch 2.11.0+cu130, 2026-11-27, ``--device cuda --repeats 1``, random pairs): WLO
 6,486 pairs/s (69% composing and mining), LSTM GAUSSIAN 5,126 (78%).
+The log-EIP mining in L2-sized tiles (2026-11-28, load 5, 1 thread, random pairs): WLO
+0.155 → 0.115 CPU-s a step, LSTM GAUSSIAN 0.24 → 0.22 (docs/benchmarks.md).
 """
 
 from __future__ import annotations
