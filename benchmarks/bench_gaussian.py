@@ -18,6 +18,8 @@ and mining the 4,000 × 4,000 log-EIP scores), LSTM GAUSSIAN 162 (40%), LSTM AVG
 WORDAVG 7,394; with 2 threads under the same load 65 and 13 (oversubscribed cores). On one
 NVIDIA H200 (torch 2.11.0+cu130, 2026-11-27, ``--device cuda --repeats 1``, random pairs): WLO
 6,486 pairs/s (69% composing and mining), LSTM GAUSSIAN 5,126 (78%).
+The log-EIP mining in L2-sized tiles (2026-11-28, load 5, 1 thread, random pairs): WLO
+0.155 → 0.115 CPU-s a step, LSTM GAUSSIAN 0.24 → 0.22 (docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -72,9 +74,10 @@ def random_pairs(n: int, vocab: int, rng: np.random.Generator) -> pa.Table:
     )  # fmt: skip
 
 
-def measure(config: TrainConfig, pairs: pa.Table) -> tuple[float, float]:
-    """Pairs/s of one epoch and the share of it spent composing and mining mega-batches (the
-    trainer's task: on CUDA the graphed static step unless ``--no-cuda-graph``)."""
+def measure(config: TrainConfig, pairs: pa.Table) -> tuple[float, float, float]:
+    """Pairs/s of one epoch, the share of it spent composing and mining mega-batches (the
+    trainer's task: on CUDA the graphed static step unless ``--no-cuda-graph``) and the
+    process's CPU-seconds a step (the epoch's, mining included)."""
     task = pair_task(config, pairs)
     mining = [0.0]
     mined = task.megabatch.mined
@@ -89,9 +92,12 @@ def measure(config: TrainConfig, pairs: pa.Table) -> tuple[float, float]:
 
     task.megabatch.mined = timed
     with tempfile.TemporaryDirectory() as out:
+        cpu = time.process_time()
         curve = loop.run(task, Path(out), progress=False)
+        cpu = time.process_time() - cpu
     seconds = float(curve["seconds"].iloc[0])
-    return float(curve["pairs_per_s"].iloc[0]), mining[0] / seconds
+    steps = -(-pairs.num_rows // config.batch_size)
+    return float(curve["pairs_per_s"].iloc[0]), mining[0] / seconds, cpu / steps
 
 
 def main() -> None:
@@ -123,8 +129,12 @@ def main() -> None:
              "device": args.device, "cuda_graph": args.cuda_graph}
         )  # fmt: skip
         results = [measure(config, pairs) for _ in range(args.repeats)]
-        speed, share = max(results)
-        print(f"{name:14s} {speed:9.0f} pairs/s  ({100 * share:.0f}% composing and mining)")
+        speed, share, _ = max(results)
+        cpu = min(result[2] for result in results)
+        print(
+            f"{name:14s} {speed:9.0f} pairs/s  ({100 * share:.0f}% composing and mining), "
+            f"{cpu:.3f} CPU-s a step"
+        )
 
 
 if __name__ == "__main__":

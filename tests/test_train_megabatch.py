@@ -10,12 +10,13 @@ import torch
 import torch.nn.functional as F
 
 from paracomp.errors import ConfigError
-from paracomp.losses.gaussian import wlo_prior
-from paracomp.losses.scores import SCORES
+from paracomp.losses.gaussian import LOG_2PI, pairwise_log_expected_inner_product, wlo_prior
+from paracomp.losses.scores import SCORES, Score
 from paracomp.run_config import TrainConfig
+from paracomp.train import loop
 from paracomp.train.pairs.megabatch import MegaStep, group_bounds
 from paracomp.train.pairs.task import PairTask
-from paracomp.train.tasks import train_pairs
+from paracomp.train.tasks import pair_task, train_pairs
 
 WORDS = [
     "the",
@@ -230,3 +231,73 @@ def test_cuda_equals_cpu(tmp_path, run):
     atol = 1e-5 if run == "wlo" else 0.05 * BASE["lr"]
     torch.testing.assert_close(cuda.model.weight.cpu(), cpu.model.weight, rtol=1e-4, atol=atol)
     assert cpu.history["loss"].tolist() == pytest.approx(cuda.history["loss"].tolist(), rel=1e-4)
+
+
+def _pairwise_by_row_chunks(a: torch.Tensor, b: torch.Tensor, rows: int = 5) -> torch.Tensor:
+    """The mining's log-EIP scores as computed before the tiles (2026-11-28): ``rows`` rows
+    of ``a`` at a time against all of ``b``, fresh temporaries each chunk."""
+    (mean_a, log_var_a), (mean_b, log_var_b) = a.chunk(2, -1), b.chunk(2, -1)
+    mean_b, var_b = mean_b.unsqueeze(-3).contiguous(), log_var_b.exp().unsqueeze(-3)
+    chunks = []
+    for mean, var in zip(mean_a.split(rows, dim=-2), log_var_a.exp().split(rows, dim=-2)):
+        total = var.unsqueeze(-2) + var_b
+        terms = (mean.unsqueeze(-2) - mean_b).square_().div_(total).add_(total.log_())
+        chunks.append(terms.sum(-1).mul_(-0.5).sub_(0.5 * mean.shape[-1] * LOG_2PI))
+    return torch.cat(chunks, dim=-2)
+
+
+def _random(shape: tuple[int, ...], seed: int, dtype: torch.dtype) -> torch.Tensor:
+    return torch.randn(shape, generator=torch.Generator().manual_seed(seed), dtype=dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_mining_scores_tiled_round_as_row_chunks_did(dtype):
+    a, b = _random((45, 2 * 50), 4, dtype), _random((61, 2 * 50), 5, dtype)
+    want = _pairwise_by_row_chunks(a, b, 7)
+    for budget in (1, 49, 50, 1234, 5 * 61 * 50, 10**9):
+        assert torch.equal(pairwise_log_expected_inner_product(a, b, budget), want)
+    batched_a, batched_b = _random((3, 9, 100), 6, dtype), _random((3, 11, 100), 7, dtype)
+    want = _pairwise_by_row_chunks(batched_a, batched_b, 2)
+    for budget in (1, 1234, 10**9):
+        got = pairwise_log_expected_inner_product(batched_a, batched_b, budget)
+        assert torch.equal(got, want)
+
+
+def _trained(config: TrainConfig, pairwise, monkeypatch, out) -> PairTask:
+    eip = SCORES["log_eip"]
+    monkeypatch.setitem(SCORES, "log_eip", Score(eip.name, eip.paired, pairwise, eip.grad))
+    task = pair_task(config, _pairs(120))
+    loop.run(task, out, progress=False)
+    return task
+
+
+@pytest.mark.parametrize("run", ["wlo", "lstm_gaussian"])
+def test_tiled_mining_trains_as_row_chunks_did(tmp_path, monkeypatch, run):
+    """Two epochs of 30 steps (pools of 24 segments, mined in tiles of 40 scored elements)
+    end with the parameters and optimiser state of the old mining, bit for bit."""
+    config = _config(run, epochs=2)
+
+    def tiled(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+        return pairwise_log_expected_inner_product(a, b, budget=40)
+
+    new = _trained(config, tiled, monkeypatch, tmp_path / "new")
+    old = _trained(config, _pairwise_by_row_chunks, monkeypatch, tmp_path / "old")
+    for (name, a), (_, b) in zip(new.model.named_parameters(), old.model.named_parameters()):
+        assert torch.equal(a, b), name
+    _assert_same(new.optimizer.state_dict(), old.optimizer.state_dict())
+
+
+def _assert_same(a: object, b: object) -> None:
+    """Nested optimiser states equal, tensors bit for bit."""
+    if isinstance(a, torch.Tensor):
+        assert isinstance(b, torch.Tensor) and torch.equal(a, b)
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys()
+        for key in a:
+            _assert_same(a[key], b[key])
+    elif isinstance(a, (list, tuple)):
+        assert isinstance(b, (list, tuple)) and len(a) == len(b)
+        for x, y in zip(a, b):
+            _assert_same(x, y)
+    else:
+        assert a == b
