@@ -5,8 +5,9 @@ repeat the verses; ``perturbed`` copies rename 30% of each language's word types
 (seeded), so that distinct phrase pairs keep growing as in real text. Runs every job of the
 sharded phrase table and pivot as the workflow does (``paracomp corpus phrase-…`` and
 ``pivot-…``, one shard per ``--shard-pairs`` pairs, as many partitions), ``--jobs`` at a
-time, and reports per k the largest peak RSS of each kind of job, the wall time and the
-distinct phrase pairs. ``--old`` adds the one-process table
+time, and reports per k the largest peak RSS of each kind of job (``bilingual_phrases`` on the
+gathered table included, with the embedded default's rules), the wall time and the distinct
+phrase pairs. ``--old`` adds the one-process table
 (:func:`paracomp.phrases.score.build_phrase_table`) up to that k::
 
     python benchmarks/bench_scale.py --sentences resources/corpus/bilingual_sentences.parquet \\
@@ -33,6 +34,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from paracomp.corpus.sharding import PIVOT_SHARDS
+
+BILINGUAL = {
+    "rules": {
+        "min_count": 1,
+        "min_prob": 0.0,
+        "min_length": 1,
+        "max_length": 7,
+        "max_pairs": 3_000_000,
+    },
+    "seed": 1,
+}
+"""``bilingual_phrases``' settings in the embedded default (config.yaml)."""
 
 PIVOT_RULES = {
     "min_count": 2,
@@ -146,6 +159,7 @@ def chain(folder: Path, pairs: int, shard_pairs: int, jobs: int) -> tuple[Stats,
     merged = [folder / f"merged{k}.parquet" for k in range(parts)]
     scored = [folder / f"scored{k}.parquet" for k in range(parts)]
     split, mono = folder / "split.parquet", folder / "mono.parquet"
+    bilingual = folder / "bilingual.parquet"
     joined = [folder / f"joined{k}.parquet" for k in range(pivots)]
     best = [folder / f"best{k}.parquet" for k in range(pivots)]
     settings = {"shards": shards, "partitions": parts, "max_length": 7}
@@ -170,6 +184,7 @@ def chain(folder: Path, pairs: int, shard_pairs: int, jobs: int) -> tuple[Stats,
                 step("phrase-gather", [s, a, *scored], [table], {"max_length": 7}),
             )
         ],
+        [("bilingual", step("bilingual-phrases", [table], [bilingual], BILINGUAL))],
         [
             (
                 "pivot-split",
@@ -193,7 +208,9 @@ def chain(folder: Path, pairs: int, shard_pairs: int, jobs: int) -> tuple[Stats,
         run_jobs(stage, stats, jobs)
         if number == 4:
             walls["table_s"] = time.perf_counter() - start
-    walls["pivot_s"] = time.perf_counter() - start - walls["table_s"]
+        if number == 5:
+            walls["bilingual_s"] = time.perf_counter() - start - walls["table_s"]
+    walls["pivot_s"] = time.perf_counter() - start - walls["table_s"] - walls["bilingual_s"]
     info = {"shards": shards, "partitions": parts, "pivot_partitions": pivots, **walls}
     info["distinct_pairs"] = pq.ParquetFile(table).metadata.num_rows
     info["paraphrases"] = pq.ParquetFile(mono).metadata.num_rows
