@@ -18,13 +18,15 @@ from paracomp.papers.wieting2017.data import sentence_pairs
 SETTING = {
     "corpus": "300 KJV-WEB verse pairs",
     "sentences": {"max_tokens": 30, "pairs": 300, "seed": 1},
-    "ppdb": {"datasets": [], "seed": 1},
+    "ppdb": {"datasets": ["ppdb-phrase-train-60k"], "seed": 1},
     "init": {"embeddings": "none"},
     "dim": 20,
     "epochs": {"default": 1},
     "run": {},
     "runs": {"lstmavg_dropout_scrambling": {"model": "lstmavg", "data": "sentences", "grid": "x"}},
+    "composers": {"lstmavg": "lstmavg"},
     "grids": {},
+    "note": "",
 }
 
 
