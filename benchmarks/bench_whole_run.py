@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from paracomp.papers import PAPERS
-from paracomp.timing import PHASES, parse
+from paracomp.timing import PHASES, PREFIX, parse
 
 RECORD = "whole-run.json"
 """What ``run`` writes into the clone."""
@@ -66,15 +66,16 @@ class Job:
 
 
 def _phases(log: Path) -> dict[str, float]:
-    """The last timing line of ``log`` (empty without one)."""
+    """The timing lines of ``log`` summed (a job may run several commands; empty without
+    one)."""
+    found: dict[str, float] = defaultdict(float)
     if not log.exists():
-        return {}
-    found: dict[str, float] = {}
+        return found
     for line in log.read_text(errors="replace").splitlines():
-        start = line.find("paracomp cpu-seconds:")
-        if start >= 0:
-            found = parse(line[start:]) or found
-    return found
+        start = line.find(PREFIX)
+        for phase, seconds in (parse(line[start:]) or {} if start >= 0 else {}).items():
+            found[phase] += seconds
+    return dict(found)
 
 
 def jobs(workdir: Path) -> list[Job]:
@@ -155,7 +156,11 @@ def table(workdir: Path, top: int = 15) -> str:
         f" at {record.get('commit', '?')}, {record.get('date', '?')}, on {record.get('machine', '?')}"
         f" (load before the run {record.get('load', '?')}).",
         "",
-        (f"Wall time {wall:.0f} s; " if wall else "The run did not finish: ")
+        (
+            f"Wall time {wall:.0f} s; "
+            if wall and record.get("returncode") == 0
+            else "The run did not finish" + (f" (stopped after {wall:.0f} s): " if wall else ": ")
+        )
         + f"{len(found)} jobs of {record.get('planned', '?')} planned; "
         f"{total_cpu:.0f} CPU-s; the largest job's peak RSS "
         f"{max(j.rss_mb for j in found):.0f} MB.",

@@ -80,7 +80,9 @@ def _job(root: Path, rel: str, cpu: float, log: str | None) -> None:
 
 def test_whole_run_table_splits_by_family_paper_and_phase(tmp_path: Path) -> None:
     line = "2026 INFO paracomp.timing: paracomp cpu-seconds: startup=1 imports=2 steps=5"
+    second = "2026 INFO paracomp.timing: paracomp cpu-seconds: startup=1 imports=1"
     _job(tmp_path, "train_model/elgohary2016/a", 16.0, f"progress\n{line}\n")
+    _job(tmp_path, "points/b", 3.0, f"{second}\n{second}\n")
     _job(tmp_path, "corpus/word_alignment", 4.0, "no timing here\n")
     bench = _bench()
     jobs = {j.path: j for j in bench.jobs(tmp_path)}
@@ -89,8 +91,10 @@ def test_whole_run_table_splits_by_family_paper_and_phase(tmp_path: Path) -> Non
     # 8 logged CPU-s scaled to Snakemake's 16 (it counts child processes too)
     assert jobs["train_model/elgohary2016/a"].split() == {"startup": 2, "imports": 4, "steps": 10}
     assert jobs["corpus/word_alignment"].split() == {"unsplit": 4.0}
+    # two commands in one job: their lines summed (4 CPU-s logged, more than Snakemake's 3)
+    assert jobs["points/b"].split() == {"startup": 2, "imports": 2}
     text = bench.table(tmp_path)
-    assert "The run did not finish: 2 jobs of ? planned; 20 CPU-s" in text
-    assert "| steps | 10 | 50.0% |" in text
-    assert "| unsplit | 4 | 20.0% |" in text
-    assert "| train_model | 1 | 16 | 80.0% | 16.0 | 100 | 2 | 4 |" in text
+    assert "The run did not finish: 3 jobs of ? planned; 24 CPU-s" in text
+    assert "| steps | 10 | 41.7% |" in text
+    assert "| unsplit | 4 | 16.7% |" in text
+    assert "| train_model | 1 | 16 | 66.7% | 16.0 | 100 | 2 | 4 |" in text
