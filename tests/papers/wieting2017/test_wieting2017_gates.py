@@ -18,6 +18,7 @@ from paracomp.eval.trained import TrainedEncoder
 from paracomp.models.peephole import GRANComposer
 from paracomp.models.vocab import UNK
 from paracomp.papers.wieting2017 import gates as G
+from paracomp.papers.wieting2017.workflow import GATE_TABLES
 
 
 def _sigmoid(v: float) -> float:
@@ -128,7 +129,7 @@ def test_gate_tables_from_hand_made_tokens(tmp_path):
                          "min_count": 5, "run": "gran_dropout_scrambling", "selection": "oracle",
                          "corpus": "test", "model": "run x point 0", "dim": 50,
                          "n_sentences": 40, "n_tokens": n, "n_scored": n}, "note": ""}  # fmt: skip
-    for table in G.GATE_TABLES:
+    for table in GATE_TABLES:
         G.write_gate_table(table, tokens, setting, tmp_path / f"{table}.csv")
     t9 = pd.read_csv(tmp_path / "table9.compare.csv")
     assert len(t9) == 40 and t9["paper"].isna().all()

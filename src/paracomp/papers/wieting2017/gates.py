@@ -260,7 +260,6 @@ def by_label(frame: pd.DataFrame, tag: str) -> Mapping[str, tuple[float, int]]:
 
 # -- Tables 9-11 ------------------------------------------------------------------------------
 
-GATE_TABLES = ("table9", "table10", "table11")
 TABLE9_COLUMNS = {
     "pos_top": "POS top 10",
     "pos_bottom": "POS bot. 10",
