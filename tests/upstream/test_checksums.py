@@ -15,6 +15,8 @@ from paracomp.data.catalog import load
 from paracomp.data.fetch import fetch_mirror, fetch_upstream, verify_fetched
 from paracomp.errors import ChecksumError
 
+pytestmark = pytest.mark.slow  # every test reads the miniature upstream mirror (~15 CPU-s to build)
+
 CHECKSUMMED = sorted(
     name
     for name, dataset in load().datasets.items()

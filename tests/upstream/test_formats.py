@@ -13,6 +13,8 @@ import pytest
 
 from paracomp.errors import DataError
 
+pytestmark = pytest.mark.slow  # every test reads the miniature upstream mirror (~15 CPU-s to build)
+
 
 def _copy(mini, dataset, tmp_path):
     """A writable copy of one dataset folder of the miniature mirror."""

@@ -3,7 +3,11 @@ settings read, and the catalogue's real checksums reject its cut files."""
 
 from __future__ import annotations
 
+import pytest
+
 from paracomp.data.catalog import load
+
+pytestmark = pytest.mark.slow  # every test reads the miniature upstream mirror (~15 CPU-s to build)
 
 
 def test_every_catalogue_file_is_laid_out(upstream_mirror):
