@@ -155,6 +155,7 @@ def test_inspect_prints_an_error_not_a_traceback(tmp_path, capsys):
         assert "Traceback" not in err and err.count("\n") == 1
 
 
+@pytest.mark.slow  # two fresh Python processes
 def test_provenance_records_the_software_that_wrote_the_artefact(tmp_path):
     """paracomp's and numpy's versions always; torch's where the writing process loaded it
     (a training run's rows)."""

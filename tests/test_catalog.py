@@ -70,6 +70,7 @@ def test_mirror_holding_no_dataset_is_refused(no_env: pytest.MonkeyPatch, mirror
     )
 
 
+@pytest.mark.slow  # a Snakemake dry run
 def test_dry_run_refuses_a_mirror_holding_no_dataset(dry_run, tmp_path: Path) -> None:
     (tmp_path / "not-a-dataset").mkdir()
     with pytest.raises(AssertionError, match="holds none of the catalogue's datasets"):

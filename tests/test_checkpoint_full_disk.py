@@ -6,6 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import torch
 
 SCRIPT = """
@@ -24,6 +25,7 @@ except WriteError as exc:
 """
 
 
+@pytest.mark.slow  # a fresh Python process
 def test_a_checkpoint_that_cannot_be_written_is_named(tmp_path: Path) -> None:
     """It used to end in torch's RuntimeError: [enforce fail at inline_container.cc:672] .
     unexpected pos 704 vs 598."""

@@ -139,6 +139,7 @@ def test_a_source_nothing_evaluated_needs_its_tokenisation(project, tmp_path):
         load_encoder("toy-vectors", tokenisation=given)
 
 
+@pytest.mark.slow  # a fresh Python process
 def test_recurrent_export_loads_in_a_fresh_process(project, tmp_path):
     encoder = load_encoder("toy/gran")
     out = tmp_path / "gran-export"
@@ -406,6 +407,7 @@ def test_the_readme_section_runs_as_written(tmp_path, monkeypatch):
     assert python.stdout.startswith("(2, 8) [")
 
 
+@pytest.mark.slow  # a fresh Python process
 def test_the_api_imports_neither_snakemake_nor_torch_until_a_composer_is_loaded(project):
     code = (
         "import sys, paracomp\n"

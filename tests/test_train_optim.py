@@ -188,6 +188,7 @@ def test_row_adagrad_state_dict_has_torch_s_layout_both_ways():
         RowSparseAdagrad([weight, torch.nn.Parameter(torch.zeros(1))]).load_state_dict(saved)
 
 
+@pytest.mark.slow  # a fresh Python process
 def test_the_row_optimiser_imports_no_dynamo():
     """Building a torch.optim.Optimizer imports torch._dynamo (1-2 s a job); ours does not."""
     code = (

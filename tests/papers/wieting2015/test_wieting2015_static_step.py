@@ -100,6 +100,7 @@ def test_dense_lookup_bans_what_the_lists_ban(words, rule):
     assert torch.equal(picks[0], picks[1])
 
 
+@pytest.mark.slow  # a torch.compile trace
 @pytest.mark.filterwarnings("ignore:Dynamo detected a call to a `functools.lru_cache`")
 def test_static_skipping_loss_traces_whole(paragram_run, words):
     pairs, lists = words
