@@ -53,6 +53,7 @@ def test_filter_bigrams_by_side() -> None:
     assert filter_bigrams(small_table(), {("dog", "barking")}).num_rows == 4  # "," between
 
 
+@pytest.mark.slow  # filters the mirror's 60,000 PPDB pairs
 def test_filter_real_phrase_pairs(mirror_file, sick_test_bigrams: set[tuple[str, str]]) -> None:
     assert ("a", "man") in sick_test_bigrams and ("is", "playing") in sick_test_bigrams
     assert 8000 < len(sick_test_bigrams) < 9500

@@ -115,6 +115,7 @@ def test_constraint_lists_by_hand() -> None:
     assert lists["automobiles"] == {"cars", "car", "vehicles", "vehicle"}
 
 
+@pytest.mark.slow  # the reader reads all of WordNet
 @pytest.mark.slow
 def test_constraint_lists_with_wordnet(reader) -> None:
     lemmas = all_lemmas(reader)
@@ -125,6 +126,7 @@ def test_constraint_lists_with_wordnet(reader) -> None:
     assert lists["saw"] == {"geese", "goose"}
 
 
+@pytest.mark.slow  # the reader reads all of WordNet
 def test_lemmatizer(reader) -> None:
     lemma = lemmatizer(reader)
     assert [lemma(w) for w in ["is", "was", "has", "meetings", "geese", "running", "the"]] == [

@@ -51,6 +51,7 @@ def test_select_takes_the_best_finite_point():
     assert chosen["selected"] == 1 and chosen["point"] == {"k": 5}
 
 
+@pytest.mark.slow  # two training runs through the CLI, tuned, selected, resumed
 def test_train_cli_tunes_selects_and_resumes(tmp_path, mirror):
     sick = parse_set(load().set("sick2014"), "mirror", mirror / "sick2014").to_pandas()
     train = sick[sick["split"] == "train"].head(600)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import torch
 
 from paracomp.papers.wieting2015.cnn import Split, StaticCNN, train_static_cnn
@@ -28,6 +29,7 @@ def test_split_skips_unknown_tokens():
     assert split.ids == [[0, 2], []] and split.labels.tolist() == [1, 0]
 
 
+@pytest.mark.slow  # a training run of 1,200 examples
 def test_learns_a_separable_task_with_fixed_vectors():
     train, dev, test = _split(400, 0), _split(50, 1), _split(50, 2)
     result = train_static_cnn(

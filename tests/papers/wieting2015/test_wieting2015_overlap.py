@@ -41,6 +41,7 @@ def test_overlap_by_hand() -> None:
     assert length_ratio("a b", "a b c d") == 0.5 and length_ratio("", "") == 0.0
 
 
+@pytest.mark.slow  # reads the mirror's whole PPDB-XL lexicon
 def test_table8_ratios_with_the_mirror_lexicon(mirror_file) -> None:
     # Equivalent tokens: the same token, or a pair of the lexical PPDB training pairs (here
     # the mirror's PPDB-XL lexicon through the §5.2 filters): every printed ratio comes out.

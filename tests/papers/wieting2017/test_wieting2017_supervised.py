@@ -52,6 +52,7 @@ def test_sparse_target_is_tai_et_als():
     assert (target @ np.arange(1, 6)) == pytest.approx([1.0, 2.4, 5.0])
 
 
+@pytest.mark.slow  # 15 epochs of training
 def test_a_tiny_supervised_run_learns_and_reports_test_r():
     from paracomp.models.registry import make_composer
 
