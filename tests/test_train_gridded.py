@@ -48,6 +48,10 @@ RUNS = {
 }
 
 
+# only in the full suite (1-2 s each): the other LSTMs, whose code the quick tier's lstmavg runs
+SLOW = {"bilstmavg-tanh-word-dropout", "lstm-last", "lstm_avg-megabatch"}
+
+
 @pytest.fixture
 def pairs(verse_pairs):
     return verse_pairs
@@ -58,7 +62,10 @@ def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]
     return task.model.state_dict(), curve["loss"]
 
 
-@pytest.mark.parametrize("run", sorted(RUNS))
+@pytest.mark.parametrize(
+    "run",
+    [pytest.param(run, marks=pytest.mark.slow if run in SLOW else ()) for run in sorted(RUNS)],
+)
 def test_gridded_run_is_the_plain_run(small_pair_config, tmp_path, pairs, run):
     config = small_pair_config(RUNS[run])
     task = PairTask(config, pairs)

@@ -271,7 +271,7 @@ def _trained(config: TrainConfig, pairwise, monkeypatch, out) -> PairTask:
     return task
 
 
-@pytest.mark.parametrize("run", ["wlo", "lstm_gaussian"])
+@pytest.mark.parametrize("run", ["wlo", pytest.param("lstm_gaussian", marks=pytest.mark.slow)])
 def test_tiled_mining_trains_as_row_chunks_did(tmp_path, monkeypatch, run):
     """Two epochs of 30 steps (pools of 24 segments, mined in tiles of 40 scored elements)
     end with the parameters and optimiser state of the old mining, bit for bit."""

@@ -65,6 +65,12 @@ RUNS = {
 }
 
 
+# The quick tier's runs: each encoder family, sampler, optimiser and regulariser once; the other
+# runs (about 1-2 s each: the LSTMs, the other combinations) only in the full suite.
+QUICK = {"avg-dropout", "avg-megabatch-l2", "gran-l2", "gru-mix-adagrad", "sum_proj-random-sgd",
+         "wlo-megabatch-prior"}  # fmt: skip
+
+
 @pytest.fixture
 def pairs(verse_pairs):
     return verse_pairs
@@ -75,7 +81,10 @@ def _run(task: PairTask, out: Path) -> tuple[dict[str, torch.Tensor], pd.Series]
     return {k: v.clone() for k, v in task.model.state_dict().items()}, curve["loss"]
 
 
-@pytest.mark.parametrize("run", sorted(RUNS))
+@pytest.mark.parametrize(
+    "run",
+    [pytest.param(run, marks=() if run in QUICK else pytest.mark.slow) for run in sorted(RUNS)],
+)
 def test_static_run_is_the_eager_run(small_pair_config, tmp_path, pairs, run):
     config = small_pair_config(RUNS[run])
     assert supports(config)
@@ -113,7 +122,10 @@ def test_static_run_resumes_bit_identical(small_pair_config, tmp_path, pairs):
         assert torch.equal(resumed[key], value), key
 
 
-@pytest.mark.parametrize("run", ["lstmavg-dropout-scramble", "gran-megabatch-dropout"])
+@pytest.mark.parametrize(
+    "run",
+    ["lstmavg-dropout-scramble", pytest.param("gran-megabatch-dropout", marks=pytest.mark.slow)],
+)
 def test_static_draws_train_too(small_pair_config, tmp_path, pairs, run):
     """The graph's draws (every grid position, pads included): other draws than the eager
     step's, the same training."""
