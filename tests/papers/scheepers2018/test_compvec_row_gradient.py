@@ -15,9 +15,9 @@ from paracomp.run_config import TrainConfig
 from paracomp.train.targets.task import Batch, TargetTask, triplet_loss
 
 COMPOSERS = ["sum", "mean", "product", "max_pad", "sum_proj"]
-COMPOSERS += ["rnn", "cnn3"]  # Scheepers et al.'s; their larger variants (1-3 s each) only in
-# the full suite: rnn and cnn3 run the same gather, pack and filter code
-COMPOSERS += [pytest.param(name, marks=pytest.mark.slow) for name in ("gru", "bigru", "cnn3579")]
+COMPOSERS += ["rnn", "gru", "bigru", "cnn3", "cnn3579"]  # Scheepers et al.'s
+# the larger variants (1-3 s each) only in the full suite: rnn and cnn3 run the same code
+LARGER = {"gru", "bigru", "cnn3579"}
 STEPS = 10
 
 
@@ -47,7 +47,9 @@ def _autograd_step(task: TargetTask, step: int, batch: Batch) -> torch.Tensor:
     return loss.detach()
 
 
-@pytest.mark.parametrize("name", COMPOSERS)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow if n in LARGER else ()) for n in COMPOSERS]
+)
 def test_row_gradient_step_is_the_autograd_step(definitions, name: str) -> None:
     """10 steps of batch 64 with dropout (an epoch boundary within), the first 3 frozen for
     learned composers (algebraic ones have nothing to train while frozen)."""

@@ -22,9 +22,9 @@ from paracomp.train.targets.task import TargetTask
 from paracomp.train.tasks import target_task
 
 STATIC = ["sum", "mean", "product", "max", "max_pad", "sum_proj"]
-STATIC += ["rnn", "cnn3"]  # Scheepers et al.'s; their larger variants (1-3 s each) only in the
-# full suite: rnn and cnn3 run the same static layout and filter code
-STATIC += [pytest.param(name, marks=pytest.mark.slow) for name in ("gru", "bigru", "cnn3579")]
+STATIC += ["rnn", "gru", "bigru", "cnn3", "cnn3579"]  # Scheepers et al.'s
+# the larger variants' runs (1-3 s each) only in the full suite: rnn and cnn3 run the same code
+LARGER = {"gru", "bigru", "cnn3579"}
 
 
 def _definitions(mirror: Path, n: int = 300):
@@ -101,7 +101,9 @@ def _run(task: loop.Task, out: Path) -> dict[str, torch.Tensor]:
     return task.model.state_dict()
 
 
-@pytest.mark.parametrize("name", STATIC)
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.slow if n in LARGER else ()) for n in STATIC]
+)
 def test_static_run_equals_the_eager_run(definitions, tmp_path, name: str) -> None:
     """12 steps (batches of 64 of 300 real definitions, the last of each epoch smaller) with
     dropout and, for learned composers, 3 frozen steps: the same weights as the eager task's
