@@ -33,14 +33,8 @@ from paracomp.papers.wieting2017.transfer import (
 )
 from paracomp.papers.wieting2017.workflow import TABLE_RUNS
 from paracomp.registry import printed_table
-from paracomp.tables.build import (
-    Cell,
-    compare_table,
-    empty_reasons,
-    summary,
-    titled_grid,
-    wide_table,
-)
+from paracomp.tables.build import Cell
+from paracomp.tables.custom import render_custom
 from paracomp.tables.intervals import mean_replicates, read_pairs
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_cell_replicates, write_outputs
@@ -369,44 +363,6 @@ def run_lines(runs: Mapping[str, Any], kind: str, note: str | None) -> list[str]
     return [f"- {kind} `{run}`: {spec}" for run, spec in runs.items()] + ([note] if note else [])
 
 
-def render(
-    printed: PrintedTable,
-    cells: dict[tuple[str, str], Cell],
-    setting: Mapping[str, Any],
-    extra: Sequence[str] = (),
-    lines_of=None,
-    no_paper: str | None = None,
-    uncompared: Mapping[str, str] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The wide table, its compare file and markdown (the setting said by ``lines_of``,
-    :func:`setting_lines` by default; ``no_paper``: why a table without printed values has
-    no paper column, :data:`MISSING_BODY` by default; ``uncompared``: column -> why its
-    cells get no delta, said in their note)."""
-    wide = wide_table(printed, cells)
-    shown = wide_table(printed, cells, intervals=True)
-    compare = compare_table(printed, cells, {})
-    if printed.key == "table7":  # our pairs are not the paper's: no deltas
-        compare["delta"] = None
-    for column, why in (uncompared or {}).items():
-        where = (compare["column"] == column) & compare["paper"].notna() & compare["ours"].notna()
-        compare.loc[where, ["delta", "printed_inside"]] = None, ""
-        notes = compare.loc[where, "note"]
-        compare.loc[where, "note"] = ["; ".join(x for x in (why, n) if x) for n in notes]
-    if not printed.values:
-        compare["note"] = compare["note"].map(
-            lambda n: "; ".join(x for x in (no_paper or MISSING_BODY, n) if x)
-        )
-    lines = [
-        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, shown),
-        summary(compare),
-        "",
-        *(lines_of or setting_lines)(setting),
-        *extra,
-        *empty_reasons(compare),
-    ]
-    return wide, compare, "\n".join(lines) + "\n"
-
-
 def write_transfer_table(
     table: str,
     points: Sequence[str],
@@ -450,5 +406,7 @@ def write_transfer_table(
         extra.append(line)
     if table == "table3" and "gran5" in setting.get("composers", {}):
         extra.append(GRAN5_READOUT.format(composer=setting["composers"]["gran5"]))
-    write_outputs(out, *render(printed, cells, setting, extra))
+    rendered = render_custom(printed, cells, setting_lines(setting), extra,
+                             no_deltas=table == "table7", no_paper=MISSING_BODY)  # fmt: skip
+    write_outputs(out, *rendered)
     write_cell_replicates(out, cells, resampler)
