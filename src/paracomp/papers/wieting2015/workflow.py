@@ -132,6 +132,11 @@ class Inputs:
         part, which = _part(run)
         return self.base(part, which if part == "words" else "ws")
 
+    def point_replicates(self, run: str) -> int:
+        """One seed: this paper's tables do not combine seeds yet (its points are not
+        replicated by ``replicates`` at any level)."""
+        return 1
+
     def point_inputs(self, run: str) -> dict[str, Any]:
         part, which = _part(run)
         if part == "rnn":
