@@ -12,12 +12,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from paracomp.errors import ConfigError
 from paracomp.papers import PAPERS
 from paracomp.papers.wieting2017.tables import write_transfer_table
 from paracomp.papers.wieting2017.transfer import SELECTION_SUBSETS, TRANSFER_SUBSETS
 from paracomp.papers.wieting2017.workflow import INITIAL_SCORES, Inputs, table_runs
 from paracomp.registration import Registration, Registrations
 from paracomp.registry import paper_settings
+from paracomp.tables.claims import Claim
+from paracomp.tables.findings import findings
 from paracomp.tables.replicates import read_replicates
 from paracomp.workflow.runs import Runs
 
@@ -68,6 +71,13 @@ def test_replicates_add_a_run_of_the_grid_per_seed_for_the_point_rule():
     assert "avg_none_seed5" in runs.scored_runs() and "lstm_none_seed5" not in runs.scored_runs()
     runs, _ = _runs(training={"replicates": 3})
     assert {"gran_none_seed2", "gran_none_seed3"} <= set(runs.scored_runs())
+
+
+def test_a_replicate_named_as_a_scored_run_is_refused():
+    clash = {"model": "avg", "data": "sentences", "grid": "none"}
+    runs, _ = _runs({"transfer": {"avg_none": {"replicates": 2}, "avg_none_seed2": clash}})
+    with pytest.raises(ConfigError, match="replicate 'avg_none_seed2' of scored run 'avg_none'"):
+        runs.scored_runs()
 
 
 def test_without_replicates_the_points_and_table_args_are_unchanged():
@@ -123,7 +133,8 @@ def test_a_cell_over_seeds_has_their_mean_sd_and_number(tmp_path):
     """avg_none over seeds 1 and 2 (each seed's grid picked by its own STS 2016 mean),
     lstm_none one seed; the replicates file keeps the seeds' values."""
     seeds = {1: [_point(tmp_path, "avg_none", p, 1.0 + p, 1) for p in (0, 1)],
-             2: [_point(tmp_path, "avg_none", p, 2.0 - p, 2) for p in (0, 1)]}  # fmt: skip
+             2: [_point(tmp_path, "avg_none", p, 2.0 - p, 2) for p in (0, 1)],
+             3: [_point(tmp_path, "avg_none", p, 6.0, 3) for p in (0, 1)]}  # fmt: skip
     lstm = [_point(tmp_path, "lstm_none", p, 2.5, 1) for p in (0, 1)]
     points = [f"avg_none={d}" for d in seeds[1]] + [f"lstm_none={d}" for d in lstm]
     seed_points = [f"avg_none:{s}={d}" for s, found in seeds.items() for d in found]
@@ -134,8 +145,8 @@ def test_a_cell_over_seeds_has_their_mean_sd_and_number(tmp_path):
     write_transfer_table("table2", points, SETTING, out, seed_points=seed_points)
     compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
     alone = pd.read_csv(one.with_suffix(".compare.csv")).set_index(["row", "column"])
-    each = []
-    for found in seeds.values():
+    each = []  # seed 3's noise collapses its r: left out
+    for found in (seeds[1], seeds[2]):
         frames = [pd.read_csv(d / "scores.csv") for d in found]
         picked = max(frames, key=lambda f: f[f["dataset"] == "sts2016"]["pearson"].mean())
         each.append(100 * picked[picked["dataset"] != "sts2016"]["pearson"].mean())
@@ -143,13 +154,19 @@ def test_a_cell_over_seeds_has_their_mean_sd_and_number(tmp_path):
     assert cell["replicates"] == 2 and alone.loc[("avg_none", "sts2016"), "replicates"] == 1
     assert cell["ours"] == pytest.approx(np.mean(each), abs=0.05)
     assert cell["sd"] == pytest.approx(np.std(each, ddof=1), abs=0.05) and cell["sd"] > 0
-    assert "mean over 2 seeds (1, 2)" in cell["note"] and "seed 2: " in cell["data"]
+    assert "mean over 2 seeds (1, 2); seed 3 collapsed (" in cell["note"]
+    assert "seed 2: " in cell["data"]
     assert cell["ci_low"] < cell["ours"] < cell["ci_high"]
     assert compare.loc[("avg_none", "oracle"), "replicates"] == 2
     assert compare.loc[("lstm_none", "sts2016")].equals(alone.loc[("lstm_none", "sts2016")])
     reps = read_replicates(out.with_name("table2.replicates.parquet"))
     assert sorted(reps.seeds["avg_none|sts2016"]) == pytest.approx(sorted(each))
     assert "lstm_none|sts2016" not in reps.seeds and "avg_none|sts2016" in reps.test
+    claims = [Claim("c", "q", "w", "[table2|avg_none|sts2016] > [table2|lstm_none|sts2016]")]
+    row = findings(claims, {"table2": out.with_suffix(".compare.csv")},
+                   {"table2": out.with_name("table2.replicates.parquet")})[0]  # fmt: skip
+    assert row["holds"] == "yes" and "dominate (margin sd over 2 seeds" in row["noise"]
+    assert "[table2|avg_none|sts2016]: seed 3 collapsed" in row["noise"]
 
 
 @pytest.mark.slow
