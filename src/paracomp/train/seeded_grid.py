@@ -13,13 +13,22 @@ selection's noise too. Pure Python: the DAG build reads it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from paracomp.errors import ConfigError
 from paracomp.train.grid import ScoredGrid, point_folder
 from paracomp.train.replicates import replicate_name, seeds, setting_of
+
+SeedFolders = Callable[[str], dict[int, list[str]]]
+"""A scored run -> its point folders per seed (every seed; empty: one seed): what a paper's
+tables read (:meth:`SeededGrid.seed_folders`, through the workflow's runs)."""
+
+
+def one_seed(run: str) -> dict[int, list[str]]:
+    """:data:`SeedFolders` where no run has replicates."""
+    return {}
 
 
 @dataclass(frozen=True)

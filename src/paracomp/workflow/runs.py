@@ -14,7 +14,7 @@ from paracomp.registration import Registrations
 from paracomp.run_config import validate as check_run_settings
 from paracomp.train.grid import grid_plausibility, grid_points, point_folder
 from paracomp.train.replicates import own_seed
-from paracomp.train.seeded_grid import SeededGrid
+from paracomp.train.seeded_grid import SeededGrid, SeedFolders
 from paracomp.train.stacks import split_grid
 
 NOT_SETTINGS = ("data", "tune_as", "grid")
@@ -160,7 +160,7 @@ class Runs:
             self._seeded[paper] = SeededGrid.of(paper, grid, block, self.training, seed)
         return self._seeded[paper]
 
-    def seed_folders(self, paper: str) -> Callable[[str], dict[int, list[str]]]:
+    def seed_folders(self, paper: str) -> SeedFolders:
         """A run of ``paper``'s scored grid -> its point folders per seed
         (:meth:`SeededGrid.seed_folders`), looked up when called (once every paper has
         registered)."""

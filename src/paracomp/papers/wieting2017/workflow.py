@@ -37,6 +37,7 @@ from paracomp.errors import named
 from paracomp.registry import configured
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
+from paracomp.train.seeded_grid import SeedFolders, one_seed
 
 RESOURCES = "resources/wieting2017"
 RESULTS = "results/wieting2017"
@@ -53,15 +54,6 @@ EVALUATED_SETS = (*TRANSFER_SETS, *SELECTION_SETS)
 SEEDED_TABLES = ("table1", "table2", "table3", "table4")
 """The tables whose cells combine a run's seed replicates (Table 7's examples are one seed's
 pairs)."""
-SeedFolders = Callable[[str], dict[int, list[str]]]
-"""A run -> its point folders per seed (every seed; empty: one seed)."""
-
-
-def one_seed(run: str) -> dict[int, list[str]]:
-    """:data:`SeedFolders` where no run has replicates."""
-    return {}
-
-
 NOT_SETTINGS = ("model", "data", "grid", "replicates")
 """A transfer run's keys that are not training settings."""
 TRANSFER_TABLES = ("table1", "table2", "table3", "table4", "table7")
