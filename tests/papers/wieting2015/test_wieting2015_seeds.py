@@ -93,7 +93,9 @@ def test_table3_paragram_rows_over_seeds(tmp_path):
     src = Sources(words=words, init=init, simlex=tmp_path / "simlex.parquet",
                   counts=tmp_path / "counts.json")  # fmt: skip
     one = table3(src, {}).cells
-    cells = table3(Sources(**{**vars(src), "seeds": seeds}), {}).cells
+    built = table3(Sources(**{**vars(src), "seeds": seeds}), {})
+    cells = built.cells
+    assert any(n.startswith("paragram_ws: the mean over seeds 1, 2, 3") for n in built.notes)
     rhos = []
     for s in vectors:
         _, matrix = artefacts.read_embeddings(vectors[s])

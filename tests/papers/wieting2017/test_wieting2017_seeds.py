@@ -158,6 +158,8 @@ def test_a_cell_over_seeds_has_their_mean_sd_and_number(tmp_path):
     assert "seed 2: " in cell["data"]
     assert cell["ci_low"] < cell["ours"] < cell["ci_high"]
     assert compare.loc[("avg_none", "oracle"), "replicates"] == 2
+    assert "Over seeds (each seed's grid" in out.with_suffix(".md").read_text()
+    assert "`avg_none` (1, 2, 3)." in out.with_suffix(".md").read_text()
     assert compare.loc[("lstm_none", "sts2016")].equals(alone.loc[("lstm_none", "sts2016")])
     reps = read_replicates(out.with_name("table2.replicates.parquet"))
     assert sorted(reps.seeds["avg_none|sts2016"]) == pytest.approx(sorted(each))

@@ -72,6 +72,9 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
         if name in seeded:
             built.cells[row, "sl999"] = _over_seeds(built.cells[row, "sl999"], name, seeded[name],
                                                     simlex, gold)  # fmt: skip
+            seeds = ", ".join(map(str, seeded[name]))
+            built.notes.append(f"{row}: the mean over seeds {seeds} (each seed's word grid "
+                               "trained and selected as the run's; ± over seeds and SimLex pairs).")  # fmt: skip
     built.cells["skipgram_1000", "sl999"] = Cell(
         None, "", "1000-d skip-gram vectors of Wikipedia 2013 are unobtainable"
     )

@@ -72,3 +72,12 @@ def _noted(cell: Cell, per: Mapping[int, Cell]) -> Cell:
     notes = [f"seed {s}: {c.reason}" for s, c in valued.items() if c.reason]
     reason = "; ".join(filter(None, [cell.reason, *notes]))
     return dataclasses.replace(cell, data=data, reason=reason)
+
+
+def seeds_line(seeds: Mapping[str, Mapping[int, list[PointScores]]]) -> str:
+    """The markdown's line on the runs over seeds."""
+    runs = ", ".join(f"`{run}` ({', '.join(map(str, found))})" for run, found in seeds.items())
+    return (
+        f"Over seeds (each seed's grid trained and its point picked as the run's; the cell the "
+        f"mean, ± over seeds and test pairs, `sd` in the compare file): {runs}."
+    )

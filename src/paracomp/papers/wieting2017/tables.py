@@ -24,7 +24,7 @@ import pandas as pd
 
 from paracomp.arguments import key_value_pairs
 from paracomp.eval import bootstrap
-from paracomp.papers.wieting2017.seeds import Build, load_seed_points, seeded_cells
+from paracomp.papers.wieting2017.seeds import Build, load_seed_points, seeded_cells, seeds_line
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
     STS_SUBSETS,
@@ -450,7 +450,9 @@ def write_transfer_table(
     if build is not None:
         cells = build(runs, printed, resampler)
         seeds = load_seed_points(seed_points)
-        cells = seeded_cells(table, build, printed, cells, seeds, resampler) if seeds else cells
+        if seeds:
+            cells = seeded_cells(table, build, printed, cells, seeds, resampler)
+            extra.append(seeds_line(seeds))
     if initial is not None and table in ("table1", "table2", "table3"):
         cells, line = below_initial(cells, pd.read_csv(initial), setting["init"]["embeddings"])
         extra.append(line)
