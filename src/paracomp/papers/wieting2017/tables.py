@@ -24,6 +24,7 @@ import pandas as pd
 
 from paracomp.arguments import key_value_pairs
 from paracomp.eval import bootstrap
+from paracomp.papers.wieting2017.seeds import Build, load_seed_points, seeded_cells, seeds_line
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
     STS_SUBSETS,
@@ -370,19 +371,23 @@ def write_transfer_table(
     out: Path,
     sets: Mapping[str, Path] | None = None,
     initial: Path | None = None,
+    seed_points: Sequence[str] = (),
 ) -> None:
     """Build transfer table ``table`` from the ``run=folder`` points and write its files;
-    ``initial``: the initial vectors' scores (:func:`below_initial`, Tables 1-3)."""
+    ``initial``: the initial vectors' scores (:func:`below_initial`, Tables 1-3);
+    ``seed_points``: ``run:seed=folder`` of the runs over seeds (Tables 1-4,
+    :mod:`paracomp.papers.wieting2017.seeds`)."""
     runs = load_points(points)
     resampler = bootstrap.Resampler()
     TRAINING_DATA.clear()
     ppdb = f"PPDB ({', '.join(setting['ppdb']['datasets'])}) sampled to the sentence pairs' tokens"
     for run, spec in setting.get("runs", {}).items():
         TRAINING_DATA[run] = setting["corpus"] if spec["data"] == "sentences" else ppdb
-    extra = []
+    extra: list[str] = []
+    build: Build | None = None
     if table == "table4":
         printed = table4_printed()
-        cells = table4(runs, printed, resampler)
+        build = table4
         extra.append(f"Paper column: {MISSING_BODY}.")
     elif table == "table7":
         printed = table7_printed()
@@ -395,12 +400,15 @@ def write_transfer_table(
             "LSTMAVG overestimates and AVG is closer.",
             "The paper prints row 1 only (the other rows are missing from its text we have).",
         ]
-    elif table == "table1":
-        printed = printed_table(PAPER, table)
-        cells = table1(runs, printed, resampler)
     else:
         printed = printed_table(PAPER, table)
-        cells = selection_table(table)(runs, printed, resampler)
+        build = table1 if table == "table1" else selection_table(table)
+    if build is not None:
+        cells = build(runs, printed, resampler)
+        seeds = load_seed_points(seed_points)
+        if seeds:
+            cells = seeded_cells(table, build, printed, cells, seeds, resampler)
+            extra.append(seeds_line(seeds))
     if initial is not None and table in ("table1", "table2", "table3"):
         cells, line = below_initial(cells, pd.read_csv(initial), setting["init"]["embeddings"])
         extra.append(line)
