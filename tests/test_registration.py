@@ -22,6 +22,9 @@ class _Grid:
     def point_settings(self, run: str) -> dict:
         return {"composer": "avg"}
 
+    def point_replicates(self, run: str) -> None:
+        return None
+
     def point_inputs(self, run: str) -> dict:
         return {"pairs": "pairs.parquet"}
 

@@ -35,6 +35,7 @@ WIETING2015_IN = Wieting2015Inputs(
     WIETING2015_FOLDERS,
     tuple(config["sources"]),
     {s: f"resources/sets/{s}.parquet" for s in WIETING2015_WORD_SETS},
+    RUNS.seed_folders("wieting2015"),
 )
 
 register(
@@ -50,7 +51,7 @@ register(
 
 wildcard_constraints:
     dim=r"\d+",
-    selection="|".join(WIETING2015_SELECTIONS),
+    selection=f"({'|'.join(WIETING2015_SELECTIONS)})(_seed\\d+)?",
     data="|".join(WIETING2015_RNN_DATA),
     vectors="init|paragram|" + "|".join(WIETING2015_SST_VECTORS),
 

@@ -33,6 +33,7 @@ WIETING2017_IN = Wieting2017Inputs.configured(
     unavailable(WIETING2017_EVALUATED_SETS),
     dataset_folder,
     EVAL,
+    RUNS.seed_folders("wieting2017"),
 )
 WIETING2017_SUPERVISED = Wieting2017Supervised(WIETING2017_IN)
 WIETING2017_GATES = Wieting2017Gates(WIETING2017_IN)

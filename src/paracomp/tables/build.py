@@ -12,6 +12,7 @@ is); the compare file gives their 95% percentile interval (``ci_low``, ``ci_high
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -185,20 +186,29 @@ def seed_cell(
     """The cell of ``model`` over its seed replicates (seed -> evaluation): their mean and sd,
     replicates combining seeds and test pairs, collapsed seeds named (:mod:`paracomp.tables.seeds`)."""
     each = [compute_cell(ev, ref, metric, mode, resampler) for ev in seeds.values()]
-    if all(c.value is None for c in each):  # its data are missing, whatever the seed
-        return each[0]
+    return over_seeds(model, dict(zip(seeds, each, strict=True)))
+
+
+def over_seeds(model: str, each: Mapping[int, Cell], scale: float = 1.0) -> Cell:
+    """The cell of ``model`` over its seeds' cells (seed -> cell, on ``scale`` × a
+    correlation's scale): their mean and sd, replicates combining seeds and test pairs,
+    collapsed seeds named (:mod:`paracomp.tables.seeds`); the first seed's data and noise. A
+    cell whose data are missing whatever the seed is the first seed's."""
+    cells = [c.scaled(1.0 / scale) for c in each.values()]
+    if all(c.value is None for c in cells):
+        return next(iter(each.values()))
     found = combine(
-        model, list(seeds), [c.value for c in each], [c.boot for c in each],
-        [c.reason for c in each],
+        model, list(each), [c.value for c in cells], [c.boot for c in cells],
+        [c.reason for c in cells],
     )  # fmt: skip
-    first = next((c for c in each if c.value is not None), each[0])
+    first = next((c for c in cells if c.value is not None), cells[0])
     if found.value is None:
         return Cell(None, first.data, found.note)
-    noise = next((c.noise for c in each if c.noise), "")
+    noise = next((c.noise for c in cells if c.noise), "")
     return Cell(
         found.value, first.data, found.note, found.boot, first.sets, noise, found.sd,
         found.values, found.test,
-    )  # fmt: skip
+    ).scaled(scale)  # fmt: skip
 
 
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:

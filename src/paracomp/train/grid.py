@@ -69,6 +69,11 @@ class ScoredGrid(Protocol):
         """A run's settings before its point's (less device and threads: the job's)."""
         ...
 
+    def point_replicates(self, run: str) -> int | list[int] | None:
+        """The run's own ``replicates`` (:mod:`paracomp.train.replicates`; None: the paper's
+        or ``training``'s apply; 1: one seed, whatever they say)."""
+        ...
+
     def point_inputs(self, run: str) -> dict[str, Any]:
         """A run's inputs by name: ``pairs``, the trainer's own (:data:`TRAINER_INPUTS`) and
         what the scoring reads."""

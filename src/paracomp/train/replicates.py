@@ -73,16 +73,19 @@ def expand(
     return out, groups
 
 
+def own_seed(training: Mapping[str, Any]) -> int:
+    """A run's seed where it sets none: ``training.defaults``' else the run schema's."""
+    from paracomp.run_config import schema
+
+    return int(training.get("defaults", {}).get("seed", schema()["properties"]["seed"]["default"]))
+
+
 def expand_blocks(
     blocks: Mapping[str, dict[str, Any]], training: Mapping[str, Any]
 ) -> dict[str, dict[str, dict[int, str]]]:
     """Every paper block's ``runs`` expanded in place (:func:`expand`, ``training`` the
     workflow's ``training`` block); paper -> run -> seed -> its replicate run."""
-    from paracomp.run_config import schema
-
-    default_seed = training.get("defaults", {}).get(
-        "seed", schema()["properties"]["seed"]["default"]
-    )
+    default_seed = own_seed(training)
     groups: dict[str, dict[str, dict[int, str]]] = {}
     for paper, block in blocks.items():
         if "runs" in block:

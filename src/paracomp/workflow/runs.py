@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from paracomp.errors import named
 from paracomp.registration import Registrations
 from paracomp.run_config import validate as check_run_settings
-from paracomp.train.grid import ScoredGrid, grid_plausibility, grid_points, point_folder
+from paracomp.train.grid import grid_plausibility, grid_points, point_folder
+from paracomp.train.replicates import own_seed
+from paracomp.train.seeded_grid import SeededGrid, SeedFolders
 from paracomp.train.stacks import split_grid
 
 NOT_SETTINGS = ("data", "tune_as", "grid")
@@ -27,6 +29,7 @@ class Runs:
     blocks: Mapping[str, Mapping[str, Any]]
     training: Mapping[str, Any]
     registrations: Registrations
+    _seeded: dict[str, SeededGrid] = field(default_factory=dict, init=False, repr=False)
 
     def runs_of(self, paper: str) -> dict[str, dict[str, Any]]:
         return self.blocks[paper].get("runs", {})
@@ -146,18 +149,28 @@ class Runs:
         """``run=selection`` of every tuned run of ``paper``."""
         return [f"{r}=results/{paper}/tuning/{r}.selected.json" for r in self.tuned_runs(paper)]
 
-    def scored_grid(self, paper: str) -> ScoredGrid:
+    def scored_grid(self, paper: str) -> SeededGrid:
         """``paper``'s runs whose grid points train on the full data and are scored by the
-        paper (rule ``point``; Registration.points)."""
-        grid = self.registrations[paper].points
-        if grid is None:
-            raise ValueError(f"{paper} registers no scored grid points")
-        return grid
+        paper (rule ``point``; Registration.points), with their seed replicates."""
+        if paper not in self._seeded:
+            grid = self.registrations[paper].points
+            if grid is None:
+                raise ValueError(f"{paper} registers no scored grid points")
+            block, seed = self.blocks[paper], own_seed(self.training)
+            self._seeded[paper] = SeededGrid.of(paper, grid, block, self.training, seed)
+        return self._seeded[paper]
+
+    def seed_folders(self, paper: str) -> SeedFolders:
+        """A run of ``paper``'s scored grid -> its point folders per seed
+        (:meth:`SeededGrid.seed_folders`), looked up when called (once every paper has
+        registered)."""
+        return lambda run: self.scored_grid(paper).seed_folders(run)
 
     def scored_runs(self) -> list[str]:
-        """Every registered paper's scored runs (the rule's wildcard ``scored_run``)."""
-        grids = self.registrations.point_grids().values()
-        return sorted({run for grid in grids for run in grid.point_runs()})
+        """Every registered paper's scored runs and their replicates (the rule's wildcard
+        ``scored_run``)."""
+        papers = self.registrations.point_grids()
+        return sorted({run for p in papers for run in self.scored_grid(p).point_runs()})
 
     def scored_point(self, paper: str, run: str, point: int) -> str:
         """A scored grid point's settings, as JSON."""

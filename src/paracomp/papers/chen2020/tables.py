@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from paracomp.eval import bootstrap
 from paracomp.papers.chen2020.score_data import (
@@ -40,14 +39,8 @@ from paracomp.papers.chen2020.sentences import DOMAINS
 from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
 from paracomp.papers.chen2020.specificity import length_normalised, spearman
 from paracomp.registry import printed_table
-from paracomp.tables.build import (
-    Cell,
-    compare_table,
-    empty_reasons,
-    summary,
-    titled_grid,
-    wide_table,
-)
+from paracomp.tables.build import Cell
+from paracomp.tables.custom import render_custom
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_cell_replicates, write_outputs
 
@@ -406,33 +399,6 @@ def row_notes(setting: Mapping[str, Any]) -> dict[str, str]:
     return notes
 
 
-def render(
-    printed: PrintedTable,
-    cells: dict[tuple[str, str], Cell],
-    setting: Mapping[str, Any],
-    extra: list[str] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The wide table, its compare file (each computed cell noted with its row's setting)
-    and markdown."""
-    wide = wide_table(printed, cells)
-    compare = compare_table(printed, cells, {})
-    notes = compare["row"].map(row_notes(setting)).fillna("")
-    computed = compare["ours"].notna() & notes.astype(bool)
-    joined = notes + compare["note"].map(lambda n: f"; {n}" if n else "")
-    compare["note"] = joined.where(computed, compare["note"])
-    lines = [
-        *titled_grid(
-            f"{printed.paper} {printed.key}", printed.caption, wide_table(printed, cells, True)
-        ),
-        summary(compare),
-        "",
-        *setting_lines(setting),
-        *(extra or []),
-        *empty_reasons(compare),
-    ]
-    return wide, compare, "\n".join(lines) + "\n"
-
-
 def write_score_table(
     table: str,
     sentences: Path,
@@ -456,5 +422,8 @@ def write_score_table(
         extra.append(f"Equal-length SNLI test pairs: {counts} (paper: {PAPER_COUNTS}).")
     if data.sources.facts.get("news_train"):
         extra.append(f"News training sentences: {data.sources.facts['news_train']}.")
-    write_outputs(out, *render(printed, cells, setting, extra))
+    rendered = render_custom(
+        printed, cells, setting_lines(setting), extra, row_notes=row_notes(setting)
+    )
+    write_outputs(out, *rendered)
     write_cell_replicates(out, cells, RESAMPLER)

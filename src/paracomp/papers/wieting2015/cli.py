@@ -219,6 +219,7 @@ def _table(args: argparse.Namespace) -> None:
 
     src = Sources(
         words=paths(args.words),
+        seeds=paths(args.seeds),
         init=path(args.init),
         simlex=path(args.simlex),
         counts=path(args.counts),
@@ -360,6 +361,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("table", choices=[f"table{n}" for n in range(1, 10)], help="the table's name")
     for name, text in {
         "words": "the word runs' selected records (Table 3)",
+        "seeds": "the word selections per seed (<selection>_seed<s>.selected.json, Table 3)",
         "sst": "the CNN's accuracies per vectors (Table 4)",
         "rnn": "the RNN runs' selected records",
         "scores": "the initial and PARAGRAM vectors' phrase scores",

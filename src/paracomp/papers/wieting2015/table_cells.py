@@ -56,6 +56,7 @@ class Sources:
     """The table command's inputs (unused ones None or empty)."""
 
     words: Sequence[Path] = ()
+    seeds: Sequence[Path] = ()
     init: Path | None = None
     simlex: Path | None = None
     counts: Path | None = None

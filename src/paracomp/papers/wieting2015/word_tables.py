@@ -3,6 +3,7 @@ al. (2015). Table 4's accuracies carry test-set bootstrap replicates (:func:`_ac
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -23,7 +24,7 @@ from paracomp.papers.wieting2015.table_cells import (
     rho_cell,
     steiger_marks,
 )
-from paracomp.tables.build import Cell
+from paracomp.tables.build import Cell, over_seeds
 
 # -- Table 3 ---------------------------------------------------------------------------------
 
@@ -32,6 +33,10 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
     built = Built()
     simlex = pd.read_parquet(src.simlex)
     selected = {k: read_json(p) for k, p in by_stem(src.words).items()}
+    seeded: dict[str, dict[int, dict[str, Any]]] = {}
+    for stem, path in by_stem(src.seeds).items():
+        name, _, seed = stem.partition("_seed")
+        seeded.setdefault(name, {})[int(seed)] = read_json(path)
     models = {
         "skipgram_25": (src.init, "the initial vectors"),
         "paragram_ws": (Path(selected["ws"]["record"]["embeddings"]), "PARAGRAM_WS"),
@@ -63,6 +68,13 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
             )
             reason += " (the paper's * is over 1000-d skip-gram, which is unavailable)"
         built.cells[row, "sl999"] = rho_cell(row_gold, pred, "wieting2015/simlex999", data, reason)
+    for row, name in SEEDED_ROWS.items():
+        if name in seeded:
+            built.cells[row, "sl999"] = _over_seeds(built.cells[row, "sl999"], name, seeded[name],
+                                                    simlex, gold)  # fmt: skip
+            seeds = ", ".join(map(str, seeded[name]))
+            built.notes.append(f"{row}: the mean over seeds {seeds} (each seed's word grid "
+                               "trained and selected as the run's; ± over seeds and SimLex pairs).")  # fmt: skip
     built.cells["skipgram_1000", "sl999"] = Cell(
         None, "", "1000-d skip-gram vectors of Wikipedia 2013 are unobtainable"
     )
@@ -86,6 +98,32 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
         "the test over the initial vectors is in the compare file's notes.",
     ]
     return built
+
+
+SEEDED_ROWS = {"paragram_ws": "ws", "paragram_ws_constraints": "constraints"}
+"""Table 3's rows over the seeds of their word selection (``--seeds``)."""
+
+
+def _over_seeds(
+    cell: Cell,
+    name: str,
+    seeds: Mapping[int, Mapping[str, Any]],
+    simlex: pd.DataFrame,
+    gold: np.ndarray,
+) -> Cell:
+    """A row's cell over the seeds of selection ``name`` (seed -> its selected record): each
+    seed's picked vectors scored on SimLex-999 as the run's own (``cell``), then combined
+    (:func:`paracomp.tables.build.over_seeds`); the data and notes of the run's own seed."""
+    per = {}
+    for seed, chosen in seeds.items():
+        pred = word_predictions(Path(chosen["record"]["embeddings"]), simlex)[0]
+        per[seed] = rho_cell(gold, pred, "wieting2015/simlex999", cell.data)
+    found = over_seeds(f"wieting2015/{name}", per)
+    points = ", ".join(f"seed {s}: {fmt_point(c['record']['point'])}" for s, c in seeds.items())
+    data = f"{cell.data}; over seeds, the grid point each picked: {points}"
+    return dataclasses.replace(
+        found, data=data, reason="; ".join(filter(None, [found.reason, cell.reason]))
+    )
 
 
 # -- Table 4 ---------------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from typing import Any
 
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
+from paracomp.train.seeded_grid import SeedFolders, one_seed
 
 RESOURCES = "resources/wieting2015"
 RESULTS = "results/wieting2015"
@@ -58,6 +59,10 @@ SELECTIONS = {
     "paragram": ("ws", "simlex"),
 }
 """A word selection: the variant whose points it ranges over, and its criterion."""
+SEEDED_SELECTIONS = ("ws", "constraints")
+"""The word selections whose Table 3 rows combine seed replicates (``<selection>_seed<s>``:
+the selection over seed s's points; PARAGRAM's, the vectors later tables start from, and
+the RNN's keep one seed)."""
 RNN_DATA = ("phrases", "jn", "nn", "vn")
 SETTING = ("init", "lexical", "constraints", "words", "rnn", "sst", "mapping", "ml")
 """The keys of the paper's block that the tables' notes tell (``table --setting``)."""
@@ -82,13 +87,15 @@ class Inputs:
     """``block``: the paper's config block; ``defaults``: training.defaults; ``folders``: the
     fetched folder of each raw dataset the paper reads (``lexical`` for the configured lexical
     source), None where no configured source has it; ``sources``: the configured sources
-    (for the reasons); ``word_sets``: the parsed word-similarity sets by name."""
+    (for the reasons); ``word_sets``: the parsed word-similarity sets by name;
+    ``seed_folders``: a run's point folders per seed (paracomp.train.seeded_grid)."""
 
     block: Mapping[str, Any]
     defaults: Mapping[str, Any]
     folders: Mapping[str, str | None]
     sources: tuple[str, ...]
     word_sets: Mapping[str, str]
+    seed_folders: SeedFolders = one_seed
 
     def __post_init__(self) -> None:
         for part in ("words", "rnn"):
@@ -131,6 +138,11 @@ class Inputs:
     def point_settings(self, run: str) -> dict[str, Any]:
         part, which = _part(run)
         return self.base(part, which if part == "words" else "ws")
+
+    def point_replicates(self, run: str) -> int | None:
+        """The word runs take the paper's or training's ``replicates`` (Table 3 combines
+        them); the RNN's one seed (Tables 5-9 do not combine seeds yet)."""
+        return None if run.startswith("words-") else 1
 
     def point_inputs(self, run: str) -> dict[str, Any]:
         part, which = _part(run)
@@ -227,11 +239,21 @@ class Inputs:
         return _options(input)
 
     def word_records(self, wildcards) -> list[str]:
-        return self.point_records(f"words-{SELECTIONS[wildcards.selection][0]}")
+        """The records a selection ranges over (``<selection>_seed<s>``: seed s's)."""
+        name, _, seed = wildcards.selection.partition("_seed")
+        run = f"words-{SELECTIONS[name][0]}"
+        if not seed:
+            return self.point_records(run)
+        return [f"{d}/record.json" for d in self.seed_folders(run)[int(seed)]]
 
     @staticmethod
     def criterion(wildcards) -> str:
-        return SELECTIONS[wildcards.selection][1]
+        return SELECTIONS[wildcards.selection.partition("_seed")[0]][1]
+
+    def seed_selections(self) -> list[str]:
+        """``<selection>_seed<s>`` of every seed of the selections Table 3 combines."""
+        seeds = {n: self.seed_folders(f"words-{SELECTIONS[n][0]}") for n in SEEDED_SELECTIONS}
+        return [f"{n}_seed{s}" for n, found in seeds.items() for s in found]
 
     def rnn_records(self, wildcards) -> list[str]:
         """Every RNN grid point's record (the selected point's folder is copied)."""
@@ -265,6 +287,9 @@ class Inputs:
             inputs["init"] = self.init
             inputs["simlex"] = self.word_sets["simlex999"]
             inputs["counts"] = f"{RESOURCES}/lexical/counts.json"
+            seeded = self.seed_selections()
+            if seeded:
+                inputs["seeds"] = [f"{RESULTS}/words/{s}.selected.json" for s in seeded]
         elif table == "table4":
             inputs["sst"] = [f"{RESULTS}/sst/{v}.json" for v in SST_VECTORS]
         else:

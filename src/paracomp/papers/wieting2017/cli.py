@@ -211,6 +211,7 @@ def _table(args: argparse.Namespace) -> None:
         Path(args.out),
         sets,
         initial,
+        args.seed_points or [],
     )
 
 
@@ -457,6 +458,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--points", nargs="*", metavar="RUN=FOLDER", help="each run's grid-point folders"
     )
+    p.add_argument(
+        "--seed-points", nargs="*", metavar="RUN:SEED=FOLDER",
+        help="a run's grid-point folders per seed (every seed): its cells are over the seeds",
+    )  # fmt: skip
     p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="sets (Table 7's sentences)")
     p.add_argument("--initial", help="the initial vectors' scores (wieting2017 initial)")
     p.add_argument("--setting", required=True, help="the training setting (JSON)")

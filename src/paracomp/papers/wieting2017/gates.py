@@ -424,7 +424,8 @@ def gate_lines(setting: Mapping[str, Any]) -> list[str]:
 def write_gate_table(table: str, tokens: Path, setting: Mapping[str, Any], out: Path) -> None:
     """Build gate table ``table`` from the tokens' norms; write its files and replicates."""
     from paracomp.eval import bootstrap
-    from paracomp.papers.wieting2017.tables import render
+    from paracomp.papers.wieting2017.tables import MISSING_BODY
+    from paracomp.tables.custom import render_custom
     from paracomp.tables.write import write_cell_replicates, write_outputs
 
     frame = pd.read_parquet(tokens)
@@ -454,8 +455,8 @@ def write_gate_table(table: str, tokens: Path, setting: Mapping[str, Any], out: 
             "Intervals: the sentences resampled (B = 1,000, seeded, percentile); a mean over "
             "tokens in fewer than 10 sentences gets none, token counts none (not estimates)."
         )
-    wide, compare, markdown = render(printed, cells, setting, extra, gate_lines,
-                                     no_paper=TABLE9_REASON if table == "table9" else None,
-                                     uncompared=uncompared)  # fmt: skip
+    no_paper = TABLE9_REASON if table == "table9" else MISSING_BODY
+    wide, compare, markdown = render_custom(printed, cells, gate_lines(setting), extra,
+                                            no_paper=no_paper, uncompared=uncompared)  # fmt: skip
     write_outputs(out, wide, compare, markdown)
     write_cell_replicates(out, cells, resampler)

@@ -21,12 +21,12 @@ from paracomp.papers.wieting2017.tables import (
     MISSING_BODY,
     PAPER,
     omitted_tables,
-    render,
     run_lines,
 )
 from paracomp.papers.wieting2017.workflow import SUPERVISED_MODELS, SUPERVISED_REGS, SUPERVISED_RUNS
 from paracomp.registry import printed_table
 from paracomp.tables.build import Cell
+from paracomp.tables.custom import render_custom
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_cell_replicates, write_outputs
 
@@ -147,6 +147,7 @@ def write_supervised_table(
     resampler = bootstrap.Resampler()
     cells = supervised_cells(found, printed, SUPERVISED_RUNS[table], resampler)
     extra = [f"Paper column: {MISSING_BODY}."] if table == "table5" else []
-    wide, compare, markdown = render(printed, cells, setting, extra, supervised_setting_lines)
+    lines = supervised_setting_lines(setting)
+    wide, compare, markdown = render_custom(printed, cells, lines, extra, no_paper=MISSING_BODY)
     write_outputs(out, wide, compare, markdown)
     write_cell_replicates(out, cells, resampler)

@@ -24,6 +24,7 @@ import pandas as pd
 
 from paracomp.arguments import key_value_pairs
 from paracomp.eval import bootstrap
+from paracomp.papers.wieting2017.seeds import Build, load_seed_points, seeded_cells, seeds_line
 from paracomp.papers.wieting2017.transfer import (
     SELECTION_SUBSETS,
     STS_SUBSETS,
@@ -33,14 +34,8 @@ from paracomp.papers.wieting2017.transfer import (
 )
 from paracomp.papers.wieting2017.workflow import TABLE_RUNS
 from paracomp.registry import printed_table
-from paracomp.tables.build import (
-    Cell,
-    compare_table,
-    empty_reasons,
-    summary,
-    titled_grid,
-    wide_table,
-)
+from paracomp.tables.build import Cell
+from paracomp.tables.custom import render_custom
 from paracomp.tables.intervals import mean_replicates, read_pairs
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_cell_replicates, write_outputs
@@ -369,44 +364,6 @@ def run_lines(runs: Mapping[str, Any], kind: str, note: str | None) -> list[str]
     return [f"- {kind} `{run}`: {spec}" for run, spec in runs.items()] + ([note] if note else [])
 
 
-def render(
-    printed: PrintedTable,
-    cells: dict[tuple[str, str], Cell],
-    setting: Mapping[str, Any],
-    extra: Sequence[str] = (),
-    lines_of=None,
-    no_paper: str | None = None,
-    uncompared: Mapping[str, str] | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, str]:
-    """The wide table, its compare file and markdown (the setting said by ``lines_of``,
-    :func:`setting_lines` by default; ``no_paper``: why a table without printed values has
-    no paper column, :data:`MISSING_BODY` by default; ``uncompared``: column -> why its
-    cells get no delta, said in their note)."""
-    wide = wide_table(printed, cells)
-    shown = wide_table(printed, cells, intervals=True)
-    compare = compare_table(printed, cells, {})
-    if printed.key == "table7":  # our pairs are not the paper's: no deltas
-        compare["delta"] = None
-    for column, why in (uncompared or {}).items():
-        where = (compare["column"] == column) & compare["paper"].notna() & compare["ours"].notna()
-        compare.loc[where, ["delta", "printed_inside"]] = None, ""
-        notes = compare.loc[where, "note"]
-        compare.loc[where, "note"] = ["; ".join(x for x in (why, n) if x) for n in notes]
-    if not printed.values:
-        compare["note"] = compare["note"].map(
-            lambda n: "; ".join(x for x in (no_paper or MISSING_BODY, n) if x)
-        )
-    lines = [
-        *titled_grid(f"{printed.paper} {printed.key}", printed.caption, shown),
-        summary(compare),
-        "",
-        *(lines_of or setting_lines)(setting),
-        *extra,
-        *empty_reasons(compare),
-    ]
-    return wide, compare, "\n".join(lines) + "\n"
-
-
 def write_transfer_table(
     table: str,
     points: Sequence[str],
@@ -414,19 +371,23 @@ def write_transfer_table(
     out: Path,
     sets: Mapping[str, Path] | None = None,
     initial: Path | None = None,
+    seed_points: Sequence[str] = (),
 ) -> None:
     """Build transfer table ``table`` from the ``run=folder`` points and write its files;
-    ``initial``: the initial vectors' scores (:func:`below_initial`, Tables 1-3)."""
+    ``initial``: the initial vectors' scores (:func:`below_initial`, Tables 1-3);
+    ``seed_points``: ``run:seed=folder`` of the runs over seeds (Tables 1-4,
+    :mod:`paracomp.papers.wieting2017.seeds`)."""
     runs = load_points(points)
     resampler = bootstrap.Resampler()
     TRAINING_DATA.clear()
     ppdb = f"PPDB ({', '.join(setting['ppdb']['datasets'])}) sampled to the sentence pairs' tokens"
     for run, spec in setting.get("runs", {}).items():
         TRAINING_DATA[run] = setting["corpus"] if spec["data"] == "sentences" else ppdb
-    extra = []
+    extra: list[str] = []
+    build: Build | None = None
     if table == "table4":
         printed = table4_printed()
-        cells = table4(runs, printed, resampler)
+        build = table4
         extra.append(f"Paper column: {MISSING_BODY}.")
     elif table == "table7":
         printed = table7_printed()
@@ -439,16 +400,21 @@ def write_transfer_table(
             "LSTMAVG overestimates and AVG is closer.",
             "The paper prints row 1 only (the other rows are missing from its text we have).",
         ]
-    elif table == "table1":
-        printed = printed_table(PAPER, table)
-        cells = table1(runs, printed, resampler)
     else:
         printed = printed_table(PAPER, table)
-        cells = selection_table(table)(runs, printed, resampler)
+        build = table1 if table == "table1" else selection_table(table)
+    if build is not None:
+        cells = build(runs, printed, resampler)
+        seeds = load_seed_points(seed_points)
+        if seeds:
+            cells = seeded_cells(table, build, printed, cells, seeds, resampler)
+            extra.append(seeds_line(seeds))
     if initial is not None and table in ("table1", "table2", "table3"):
         cells, line = below_initial(cells, pd.read_csv(initial), setting["init"]["embeddings"])
         extra.append(line)
     if table == "table3" and "gran5" in setting.get("composers", {}):
         extra.append(GRAN5_READOUT.format(composer=setting["composers"]["gran5"]))
-    write_outputs(out, *render(printed, cells, setting, extra))
+    rendered = render_custom(printed, cells, setting_lines(setting), extra,
+                             no_deltas=table == "table7", no_paper=MISSING_BODY)  # fmt: skip
+    write_outputs(out, *rendered)
     write_cell_replicates(out, cells, resampler)

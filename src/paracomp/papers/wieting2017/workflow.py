@@ -37,6 +37,7 @@ from paracomp.errors import named
 from paracomp.registry import configured
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
+from paracomp.train.seeded_grid import SeedFolders, one_seed
 
 RESOURCES = "resources/wieting2017"
 RESULTS = "results/wieting2017"
@@ -50,6 +51,11 @@ SELECTION_SETS = ("sts2016",)
 """Model selection "2016 STS": the mean over the 5 STS 2016 subsets."""
 EVALUATED_SETS = (*TRANSFER_SETS, *SELECTION_SETS)
 """Every evaluation set a point is scored on."""
+SEEDED_TABLES = ("table1", "table2", "table3", "table4")
+"""The tables whose cells combine a run's seed replicates (Table 7's examples are one seed's
+pairs)."""
+NOT_SETTINGS = ("model", "data", "grid", "replicates")
+"""A transfer run's keys that are not training settings."""
 TRANSFER_TABLES = ("table1", "table2", "table3", "table4", "table7")
 SUPERVISED_TABLES = ("table5", "table6", "table8")
 GATE_TABLES = ("table9", "table10", "table11")
@@ -168,7 +174,8 @@ class Inputs:
     baseline and the supervised runs are scored; ``unavailable``: ``set=reason`` of the others;
     ``folders``: the fetched folder of each raw dataset the paper reads (None where no
     configured source has it); ``splits``: the evaluation's split per set; ``tokenizer``,
-    ``lowercase``: the evaluation's."""
+    ``lowercase``: the evaluation's; ``seed_folders``: a run's point folders per seed
+    (paracomp.train.seeded_grid.SeededGrid.seed_folders, through the workflow's runs)."""
 
     block: Mapping[str, Any]
     defaults: Mapping[str, Any]
@@ -179,6 +186,7 @@ class Inputs:
     splits: Mapping[str, str]
     tokenizer: str
     lowercase: bool
+    seed_folders: SeedFolders = one_seed
 
     @classmethod
     def configured(
@@ -189,10 +197,11 @@ class Inputs:
         unavailable: Sequence[str],
         folder: Callable[[str], str | None],
         evaluation: Mapping[str, Any],
+        seed_folders: SeedFolders = one_seed,
     ) -> Inputs:
         """The inputs from the :data:`EVALUATED_SETS` some source provides (parsed and
         tokenised) and the reasons of the others, the fetched ``folder`` of each raw dataset
-        the paper reads (SimpWiki and PPDB's), and config ``evaluation``."""
+        the paper reads (SimpWiki and PPDB's), config ``evaluation`` and ``seed_folders``."""
         datasets = {"simpwiki-v2", *block.get("ppdb", {}).get("datasets", [])}
         return cls(
             block,
@@ -204,6 +213,7 @@ class Inputs:
             evaluation["splits"],
             evaluation["tokenizer"],
             evaluation["lowercase"],
+            seed_folders,
         )
 
     def __post_init__(self) -> None:
@@ -229,7 +239,7 @@ class Inputs:
         """A run's settings before its grid point's (less device and threads: the job's)."""
         spec = self.runs()[run]
         model = spec["model"]
-        own = {k: v for k, v in spec.items() if k not in ("model", "data", "grid")}
+        own = {k: v for k, v in spec.items() if k not in NOT_SETTINGS}
         return {
             **self.defaults,
             **self.block["run"],
@@ -249,6 +259,9 @@ class Inputs:
 
     def point_settings(self, run: str) -> dict[str, Any]:
         return self.base(run)
+
+    def point_replicates(self, run: str) -> int | list[int] | None:
+        return self.runs()[run].get("replicates")
 
     def point_inputs(self, run: str) -> dict[str, Any]:
         return {
@@ -358,15 +371,32 @@ class Inputs:
         for run in table_runs(wildcards.transfer_table):
             if run in self.runs():
                 files += self.point_records(run)
-        return files
+        for by_seed in self._seeded(wildcards.transfer_table).values():
+            files += [f"{d}/record.json" for folders in by_seed.values() for d in folders]
+        return list(dict.fromkeys(files))
 
     def table_args(self, wildcards) -> str:
-        """``--points run=folder …`` of the configured runs a table reads."""
+        """``--points run=folder …`` of the configured runs a table reads, and
+        ``--seed-points run:seed=folder …`` of those over seeds (Tables 1-4)."""
         args = []
         for run in table_runs(wildcards.transfer_table):
             if run in self.runs():
                 args += [f"{run}={d}" for d in self.point_folders(run)]
-        return "--points " + " ".join(args) if args else ""
+        seeded = [
+            f"{run}:{seed}={d}"
+            for run, by_seed in self._seeded(wildcards.transfer_table).items()
+            for seed, folders in by_seed.items()
+            for d in folders
+        ]
+        points = "--points " + " ".join(args) if args else ""
+        return f"{points} --seed-points {' '.join(seeded)}" if seeded else points
+
+    def _seeded(self, table: str) -> dict[str, dict[int, list[str]]]:
+        """Run -> seed -> point folders of ``table``'s runs over seeds."""
+        if table not in SEEDED_TABLES:
+            return {}
+        found = {run: self.seed_folders(run) for run in table_runs(table) if run in self.runs()}
+        return {run: by_seed for run, by_seed in found.items() if by_seed}
 
     def table_initial_args(self, wildcards) -> str:
         return f"--initial {INITIAL_SCORES}" if self._reads_initial(wildcards) else ""
