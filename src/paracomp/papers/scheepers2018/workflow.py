@@ -124,6 +124,7 @@ class Inputs:
 
     @staticmethod
     def folder(run: str) -> str:
+        """A run's folder: the trained run and its scores (what Table 1 and the leaderboard read)."""
         return point_folder("scheepers2018", run, POINT)
 
     def columns(self) -> dict[str, dict[str, Any]]:
