@@ -1,9 +1,10 @@
 # Scored grid points: for a paper's runs whose grid points each train on the run's full data
 # and are then scored by the paper (papers register a paracomp.train.grid.ScoredGrid as
 # Registration.points, rules/common.smk), one job per point trains with the generic `paracomp train` and
-# runs the paper's scoring command on the trained folder. Which point a table or a
-# leaderboard model takes is the paper's own selection rule. Included after the papers'
-# rules, which register their grids.
+# runs the paper's scoring command on the trained folder: wieting2015's word and RNN points,
+# wieting2017's transfer points and scheepers2018's CompVec runs (one point each). Which
+# point a table or a leaderboard model takes is the paper's own selection rule. Included
+# after the papers' rules, which register their grids.
 
 
 rule point:

@@ -54,8 +54,12 @@ def _fails_in_one_line(argv: list[str], capsys: pytest.CaptureFixture[str]) -> s
             "{missing}",
             "--candidates",
             "all",
+            "--train-record",
+            "{missing}",
             "--out",
             "{out}/e.parquet",
+            "--record",
+            "{out}/record.json",
         ],
     ],  # fmt: skip
     ids=lambda argv: " ".join(argv[:2]),

@@ -226,7 +226,7 @@ def test_leaderboard_dag_covers_every_papers_runs(tmp_path, mirror, dry_run):
         "results/wieting2017/selected/gran_dropout_scrambling",
     ):
         assert f"paracomp evaluate --run {folder} --sts " in out
-    compvec = r"--run results/scheepers2018/runs/\w+/glove-6b-50d/gru/compvec"
+    compvec = r"--run results/scheepers2018/points/\w+/glove-6b-50d/gru/compvec/0"
     assert re.search(compvec + " --fallback resources/embeddings/glove-6b-50d.parquet", out)
     assert "--embeddings resources/embeddings/paragram-wieting2015-full.parquet" in out
     assert "--embeddings resources/embeddings/glove-6b-50d.parquet" in out

@@ -261,20 +261,19 @@ def test_table2_corpus_chain_without_mirror(tmp_path):
 @pytest.mark.slow
 def test_scheepers_dry_runs(tmp_path, mirror):
     """Released split with the mirror, grouped without; the paper config's 4 x 20 runs."""
-    out = snakemake(tmp_path, "-n", "results/scheepers2018/table1.csv", mirror=mirror).stdout
+    out = snakemake(tmp_path, "-n", "-p", "results/scheepers2018/table1.csv", mirror=mirror).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    # GloVe and our PARAGRAM vectors (built from the mirror's PPDB-XL lexicon), 20 runs each
-    assert jobs["scheepers2018_train"] == "40" and jobs["scheepers2018_evaluate"] == "40"
+    # GloVe and our PARAGRAM vectors (built from the mirror's PPDB-XL lexicon), 20 runs each,
+    # each trained and evaluated in one job (and wieting2015's 4 word points of the PARAGRAM)
+    assert jobs["point"] == "44" and "scheepers2018_evaluate" not in jobs
+    assert "scheepers2018 evaluate --run results/scheepers2018/points/released/" in out
     assert "resources/compvec/released/train.parquet" in out
     assert "resources/compvec/released/init/paragram-wieting2015-full.parquet" in out
     out = snakemake(tmp_path, "-n", "-p", "results/scheepers2018/table1.csv").stdout
     assert "resources/compvec/grouped/train.parquet" in out and "fetch_mirror" not in out
     # without the mirror our PARAGRAM vectors cannot be built: the column says why
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    assert (
-        jobs["scheepers2018_train"] == "20"
-        and "paragram-wieting2015-full needs ppdb-xl-lexicon" in out
-    )
+    assert jobs["point"] == "20" and "paragram-wieting2015-full needs ppdb-xl-lexicon" in out
     out = snakemake(
         tmp_path,
         "-n",
@@ -286,7 +285,7 @@ def test_scheepers_dry_runs(tmp_path, mirror):
         mirror=mirror,
     ).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    assert jobs["scheepers2018_train"] == "80" and jobs["scheepers2018_init"] == "4"
+    assert jobs["scheepers2018_init"] == "4" and out.count("paracomp scheepers2018 evaluate") == 80
     assert '"steps": 20000, "freeze_steps": 2500' in out and "--device cuda" in out
     for name in ("glove-840b-300d", "word2vec-googlenews-300d", "fasttext-wiki-en-300d"):
         assert f"resources/embeddings/{name}.parquet" in out
@@ -317,8 +316,11 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     assert compare[compare["column"].str.startswith("word2vec")]["ours"].isna().all()
     candidates = pd.read_csv(tmp_path / "results/scheepers2018/table1.candidates.csv")
     assert set(candidates["composition"]) == {"sum", "gru"}
-    record = tmp_path / "results/scheepers2018/runs/released/glove-6b-50d/gru/compvec/record.json"
-    assert '"steps": 40' in record.read_text()
+    run = tmp_path / "results/scheepers2018/points/released/glove-6b-50d/gru/compvec/0"
+    assert '"steps": 40' in (run / "record.json").read_text()
+    assert {"embeddings.parquet", "composer.pt", "curve.png", "items.parquet"} <= {
+        path.name for path in run.iterdir()
+    }
 
     # the paper's overview (its tables against print, its findings) and the HTML report of
     # both: Table 1, its compare file, the findings and the overview page, under scheepers2018

@@ -208,6 +208,17 @@ def test_models_and_their_files(models: Models) -> None:
         models.entry("nope")
 
 
+def test_a_run_written_by_a_scored_point_is_read_after_its_record(
+    runs: Runs, sources: Sources
+) -> None:
+    folder = f"results/{PAPER}/points/a/0"
+    entry = {"paper": PAPER, "run": folder, "record": f"{folder}/record.json", "fallback": "f"}
+    found = registrations(leaderboard={f"{PAPER}/a": entry})
+    models = Models({}, Runs(runs.blocks, TRAINING, found), sources, found)
+    assert models.source_files(f"{PAPER}/a") == {"run": [f"{folder}/record.json"], "fallback": "f"}
+    assert models.source_args(f"{PAPER}/a") == f"--run {folder} --fallback f"
+
+
 def test_tables_read_their_models_and_claims(models: Models) -> None:
     block = models.runs.blocks[PAPER]
     block["tables"]["table9"] = {

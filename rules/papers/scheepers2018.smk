@@ -1,6 +1,7 @@
 # Scheepers et al. 2018 Table 1: the lemma-definition split, its initial word rows, one
-# CompVec run per (embeddings, composition, Original|CompVec) cell pair through the generic
-# trainer (objective `targets`), its evaluation, the table (built here: a custom table); each
+# CompVec run per (embeddings, composition, Original|CompVec) cell pair (registered as scored
+# grid points of one point each: a job of the generic rule `point` trains it with `paracomp
+# train`, objective `targets`, and evaluates it), the table (built here: a custom table); each
 # run a leaderboard model (registered once every paper has registered: its groups depend on
 # embeddings other papers build).
 from paracomp.papers.scheepers2018.workflow import (
@@ -13,7 +14,8 @@ SCHEEPERS2018_IN = Scheepers2018Inputs(
     SCHEEPERS2018,
     TRAIN["defaults"],
     dataset_folder("compvec-wordnet"),
-    set_paths(SCHEEPERS2018_MEASURE_SETS),
+    set_args(SCHEEPERS2018_MEASURE_SETS),
+    unavailable(SCHEEPERS2018_MEASURE_SETS),
     embeddings_missing,
 )
 SCHEEPERS2018_EMBEDDINGS = SCHEEPERS2018_IN.embeddings_pattern()
@@ -22,6 +24,7 @@ SCHEEPERS2018_EMBEDDINGS = SCHEEPERS2018_IN.embeddings_pattern()
 register(
     Registration(
         "scheepers2018",
+        points=SCHEEPERS2018_IN,
         custom_tables=frozenset({"table1"}),
         replicate_tables=frozenset({"table1"}),
         leaderboard=SCHEEPERS2018_IN.leaderboard,
@@ -31,8 +34,6 @@ register(
 
 wildcard_constraints:
     split="released|grouped",
-    composition="|".join(map(re.escape, SCHEEPERS2018["compositions"])),
-    variant="original|compvec",
 
 
 rule scheepers2018:
@@ -92,73 +93,9 @@ rule scheepers2018_init:
         " --seed {params.seed} --out {output:q} > {log} 2>&1"
 
 
-rule scheepers2018_train:
-    input:
-        train="resources/compvec/{split}/train.parquet",
-        init="resources/compvec/{split}/init/{embeddings}.parquet",
-    output:
-        embeddings="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/embeddings.parquet",
-        composer="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/composer.pt",
-        curve="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/curve.parquet",
-        plot="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/curve.png",
-        record="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/record.json",
-    wildcard_constraints:
-        embeddings=SCHEEPERS2018_EMBEDDINGS,
-    log:
-        "logs/scheepers2018/compvec_train/{split}/{embeddings}/{composition}/{variant}.log",
-    benchmark:
-        "benchmarks/snakemake/scheepers2018/compvec_train/{split}/{embeddings}/{composition}/{variant}.tsv"
-    params:
-        run=SCHEEPERS2018_IN.run_params,
-        out=SCHEEPERS2018_IN.run_dir,
-        device=TRAIN["device"],
-    threads: TRAIN["threads"]
-    resources:
-        gpu=TRAIN["gpu"],
-        mem_mb=TRAIN["mem_mb"],
-        runtime=TRAIN["runtime"],
-    conda:
-        "../../envs/paracomp.yaml"
-    shell:
-        "paracomp train --pairs {input.train:q} --init {input.init:q} --params {params.run:q}"
-        " --out {params.out:q} --record {output.record:q} --threads {threads}"
-        " --device {params.device} > {log} 2>&1"
-
-
-rule scheepers2018_evaluate:
-    input:
-        unpack(SCHEEPERS2018_IN.eval_inputs),
-    output:
-        scores="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/scores.json",
-        per_item="results/scheepers2018/runs/{split}/{embeddings}/{composition}/{variant}/items.parquet",
-    wildcard_constraints:
-        embeddings=SCHEEPERS2018_EMBEDDINGS,
-    log:
-        "logs/scheepers2018/compvec_evaluate/{split}/{embeddings}/{composition}/{variant}.log",
-    benchmark:
-        "benchmarks/snakemake/scheepers2018/compvec_evaluate/{split}/{embeddings}/{composition}/{variant}.tsv"
-    params:
-        run=SCHEEPERS2018_IN.run_dir,
-        sets=set_args(SCHEEPERS2018_MEASURE_SETS),
-        unavailable=unavailable(SCHEEPERS2018_MEASURE_SETS),
-        candidates=lookup(dpath="papers/scheepers2018/candidates", within=config),
-    threads: TRAIN["threads"]
-    resources:
-        mem_mb=8000,
-        runtime=30,
-    conda:
-        "../../envs/paracomp.yaml"
-    shell:
-        "paracomp scheepers2018 evaluate --run {params.run:q}"
-        " --data resources/compvec/{wildcards.split} --pretrained {input.pretrained:q}"
-        " --set {params.sets:q} --unavailable {params.unavailable:q}"
-        " --candidates {params.candidates} --threads {threads} --out {output.scores:q}"
-        " > {log} 2>&1"
-
-
 rule scheepers2018_table1:
     input:
-        SCHEEPERS2018_IN.scores,
+        SCHEEPERS2018_IN.records,
     output:
         table=report(
             "results/scheepers2018/table1.csv",

@@ -35,7 +35,9 @@ class Registration:
     rows); ``points``: its runs
     whose grid points the generic rule ``point`` trains and the paper scores; ``leaderboard``:
     its models beyond its generic runs, ``<paper>/<name>`` -> entry (``run`` folder with an
-    optional ``fallback``, ``embeddings``, or a ``note``), or a function giving them once every
+    optional ``fallback`` and ``record``: the file its job writes last, where the folder's
+    files are no rule's outputs, as a scored grid point's; ``embeddings``; or a ``note``), or a
+    function giving them once every
     paper has registered (entries that depend on embeddings other papers build);
     ``custom_tables``: its tables built
     by its own rules (the others by the generic table rule); ``replicate_tables``: those of

@@ -68,12 +68,14 @@ class Models:
             raise ValueError(f"model {model!r} is neither in config models nor a paper's") from None
 
     def source_files(self, model: str) -> dict[str, Any]:
-        """The files a model is read from: a run's composer and rows (and fallback vectors),
-        or its embeddings."""
+        """The files a model is read from: a run's composer and rows (or the ``record`` its
+        job writes last, where those are no rule's outputs) and fallback vectors, or its
+        embeddings."""
         entry = self.entry(model)
         if "run" in entry:
-            files = {"run": [f"{entry['run']}/{n}" for n in ("composer.pt", "embeddings.parquet")]}
-            return files | ({"fallback": entry["fallback"]} if "fallback" in entry else {})
+            names = ("composer.pt", "embeddings.parquet")
+            run = [entry["record"]] if "record" in entry else [f"{entry['run']}/{n}" for n in names]
+            return {"run": run} | ({"fallback": entry["fallback"]} if "fallback" in entry else {})
         return {"embeddings": entry["embeddings"]}
 
     def source_args(self, model: str) -> str:

@@ -16,7 +16,7 @@ MEASURES = ["mrr", "sts14", "sts15", "sick_e", "sick_r", "simlex", "simverb", "w
 
 
 def _write_scores(root, composition, variant, value):
-    folder = root / composition / variant
+    folder = root / composition / variant / "0"  # the run's one scored grid point
     folder.mkdir(parents=True)
     measures = {
         m: {"value": value, "data": f"{m} data", "reason": ""} for m in MEASURES if m != "sick_e"
@@ -89,7 +89,7 @@ def test_table1_intervals_from_the_runs_items(tmp_path) -> None:
         pd.DataFrame({
             "measure": "mrr", "key": COMPVEC_KEY, "size": 50, "position": np.arange(50),
             "gold": np.nan, "pred": 1 / ranks[variant],
-        })[ITEM_COLUMNS].to_parquet(root / "sum" / variant / "items.parquet")  # fmt: skip
+        })[ITEM_COLUMNS].to_parquet(root / "sum" / variant / "0" / "items.parquet")  # fmt: skip
     out = tmp_path / "table1.csv"
     write_table1({"glove": {"embeddings": "glove-6b-50d"}}, {"glove": root}, ["sum"], "m", out)
     reps = read_replicates(tmp_path / "table1.replicates.parquet").values

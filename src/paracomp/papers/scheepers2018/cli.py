@@ -37,9 +37,12 @@ def _data(args: argparse.Namespace) -> None:
 def _evaluate(args: argparse.Namespace) -> None:
     import torch
 
+    from paracomp.atomic import write_json
     from paracomp.papers.scheepers2018.evaluate import evaluate_run
+    from paracomp.train.tuning import read_record
 
-    torch.set_num_threads(args.threads)
+    train = read_record(args.train_record, ["params", "point"])
+    torch.set_num_threads(train["params"]["threads"])
     evaluate_run(
         run_dir=Path(args.run),
         data_dir=Path(args.data),
@@ -49,6 +52,7 @@ def _evaluate(args: argparse.Namespace) -> None:
         candidates=args.candidates,
         out=Path(args.out),
     )
+    write_json(Path(args.record), {"point": train["point"], "scores": args.out, "train": train})
 
 
 def _table(args: argparse.Namespace) -> None:
@@ -109,8 +113,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=["all", "test"],
         help="rank each definition's lemma among all targets or the test targets only",
     )
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
-    p.add_argument("--out", required=True, help="JSON: the run's scores")
+    p.add_argument(
+        "--train-record",
+        required=True,
+        help="the run's training record (its point, and its threads: the evaluation's too)",
+    )
+    p.add_argument("--out", required=True, help="JSON: the run's scores (items.parquet beside)")
+    p.add_argument(
+        "--record", required=True, help="JSON: the point's record (its scores' file, training)"
+    )
     p.set_defaults(func=_evaluate)
 
     p = steps.add_parser("table", help="Table 1, its compare file and the candidate-set check")

@@ -1,10 +1,11 @@
 """The run behind each cell pair of Scheepers et al.'s Table 1: which settings a composition
-row trains with in the Original and the CompVec column. Imports no torch (the workflow calls
-it when it builds the DAG)."""
+row trains with in the Original and the CompVec column, and where it is. Imports no torch (the
+workflow calls it when it builds the DAG)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from paracomp.errors import ConfigError
@@ -12,6 +13,14 @@ from paracomp.models import LEARNED_COMPOSERS
 from paracomp.run_config import TrainConfig
 
 VARIANTS = ("original", "compvec")
+POINT = 0
+"""Each run is the one point of its grid (rule ``point``): its folder ends in ``/0``."""
+
+
+def run_folder(root: Path, composition: str, variant: str) -> Path:
+    """The folder of the ``composition`` row's ``variant`` run of an embeddings group whose
+    runs are under ``root`` (``results/scheepers2018/points/<split>/<embeddings>``)."""
+    return root / composition / variant / str(POINT)
 
 
 def run_config(

@@ -1,9 +1,10 @@
 """scheepers2018 Table 1 from the scores of its CompVec runs, and the candidate-set check.
 
 A printed row ``<measure>/<composition>`` (e.g. ``sts14/gru``) and an embeddings group of
-columns (``glove``: ``glove_original``, ``glove_compvec``, ``glove_delta``) name two runs,
-``<root>/<composition>/original/scores.json`` and ``…/compvec/scores.json``; the delta is
-computed from the unrounded scores, as the paper's. A cell's test-set bootstrap replicates come
+columns (``glove``: ``glove_original``, ``glove_compvec``, ``glove_delta``) name two runs, the
+``scores.json`` of the ``original`` and the ``compvec`` run folder of the composition under the
+group's root (:func:`~paracomp.papers.scheepers2018.runs.run_folder`); the delta is computed
+from the unrounded scores, as the paper's. A cell's test-set bootstrap replicates come
 from the run's ``items.parquet`` (:func:`measure_replicates`); a delta's are the difference of
 its two runs' replicates on the same resamples.
 """
@@ -20,11 +21,11 @@ import pandas as pd
 
 from paracomp.atomic import atomic_path
 from paracomp.eval import bootstrap
+from paracomp.papers.scheepers2018.runs import VARIANTS, run_folder
 from paracomp.registry import printed_table
 from paracomp.tables.build import Cell, compare_table, markdown, wide_table, with_intervals
 from paracomp.tables.write import write_cell_replicates, write_outputs
 
-VARIANTS = ("original", "compvec")
 CANDIDATE_COLUMNS = [
     "embeddings",
     "composition",
@@ -46,7 +47,7 @@ def row_keys(paper: str = "scheepers2018", table: str = "table1") -> list[tuple[
 
 
 def _scores(root: Path, composition: str, variant: str) -> dict[str, Any]:
-    return json.loads((root / composition / variant / "scores.json").read_text())
+    return json.loads((run_folder(root, composition, variant) / "scores.json").read_text())
 
 
 def measure_replicates(
@@ -100,7 +101,7 @@ def _cell(
 
 
 def _run_items(root: Path, composition: str, variant: str) -> pd.DataFrame | None:
-    path = root / composition / variant / "items.parquet"
+    path = run_folder(root, composition, variant) / "items.parquet"
     return pd.read_parquet(path) if path.exists() else None
 
 

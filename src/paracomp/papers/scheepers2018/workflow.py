@@ -5,30 +5,39 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+import shlex
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from paracomp.errors import ConfigError
-from paracomp.papers.scheepers2018.runs import VARIANTS, run_config
+from paracomp.papers.scheepers2018.runs import POINT, VARIANTS, run_config
+from paracomp.train.grid import point_folder
 
 MEASURE_SETS = ("sts2014", "sts2015", "sick2014", "simlex999", "simverb3500", "ws353-all")
 """The evaluation sets of Table 1's measures (CompVecEval reads the split's own data)."""
-RUNS = "results/scheepers2018/runs"
+POINTS = "results/scheepers2018/points"
+DATA = "resources/compvec"
 
 
 @dataclass(frozen=True)
 class Inputs:
     """``block``: the paper's config block; ``defaults``: training.defaults; ``released``: the
     fetched folder of the authors' split (compvec-wordnet), None where no source has it;
-    ``sets``: the parsed :data:`MEASURE_SETS` that some source provides; ``missing``: why
-    embeddings cannot be had here (embeddings a paper's rules build from an unavailable
-    dataset), else None."""
+    ``sets``: ``set=parquet`` of the :data:`MEASURE_SETS` that some source provides,
+    ``unavailable``: ``set=reason`` of the others; ``missing``: why embeddings cannot be had
+    here (embeddings a paper's rules build from an unavailable dataset), else None.
+
+    Its CompVec runs are scored grid points (paracomp.train.grid.ScoredGrid): run
+    ``<split>/<embeddings>/<composition>/<variant>``, one point (its folder
+    ``results/scheepers2018/points/<run>/0``) that the generic rule ``point`` trains and
+    ``paracomp scheepers2018 evaluate`` scores in one job."""
 
     block: Mapping[str, Any]
     defaults: Mapping[str, Any]
     released: str | None
-    sets: list[str]
+    sets: Sequence[str]
+    unavailable: Sequence[str]
     missing: Callable[[str], str | None]
 
     def __post_init__(self) -> None:
@@ -56,31 +65,67 @@ class Inputs:
     def released_arg(self, wildcards) -> str:
         return f"--released {self.released}" if wildcards.split == "released" else ""
 
-    def run_params(self, wildcards) -> str:
-        """The run settings of a cell pair that differ from their defaults, less device and
-        threads (the job's): a new setting of the trainer reruns no CompVec job."""
-        composer = self.block["composers"][wildcards.composition]
+    # -- scored grid points (rule `point`: paracomp.train.grid.ScoredGrid) ------------------
+
+    def point_runs(self) -> list[str]:
+        """Every run of Table 1: (embeddings, composition, Original | CompVec) on the split."""
+        return [
+            f"{self.split()}/{embeddings}/{composition}/{variant}"
+            for embeddings in self.groups().values()
+            for composition in self.block["compositions"]
+            for variant in VARIANTS
+        ]
+
+    @staticmethod
+    def point_grid(run: str) -> list[dict[str, Any]]:
+        """One point: the run's own settings."""
+        return [{}]
+
+    def point_settings(self, run: str) -> dict[str, Any]:
+        """The run's settings that differ from their defaults, less device and threads (the
+        job's): a new setting of the trainer reruns no CompVec job."""
+        _, _, composition, variant = run.split("/")
+        composer = self.block["composers"][composition]
         settings = {**self.defaults, **self.block["run"]}
-        margins = self.block["margins"]
-        config = run_config(wildcards.composition, composer, wildcards.variant, settings, margins)
+        config = run_config(composition, composer, variant, settings, self.block["margins"])
         values = config.overrides()
         for key in ("device", "threads"):
             values.pop(key, None)
-        return json.dumps(values)
+        return values
+
+    def point_inputs(self, run: str) -> dict[str, Any]:
+        """The split's training pairs and the embeddings' initial rows (the trainer's), its test
+        data, the pretrained vectors and the evaluation sets (the scoring's)."""
+        split, embeddings, _, _ = run.split("/")
+        data = f"{DATA}/{split}"
+        return {
+            "pairs": f"{data}/train.parquet",
+            "init": f"{data}/init/{embeddings}.parquet",
+            "data": [f"{data}/{name}.parquet" for name in ("test", "vocab", "targets")],
+            "pretrained": f"resources/embeddings/{embeddings}.parquet",
+            "sets": [arg.split("=", 1)[1] for arg in self.sets],
+        }
+
+    def point_score(self, run: str, point: int, folder: str) -> str:
+        """Every Table 1 measure of the trained run: ``scores.json``, ``items.parquet`` and
+        ``record.json`` in its folder."""
+        split, embeddings, _, _ = run.split("/")
+        quoted = " ".join(map(shlex.quote, self.sets))
+        unavailable = " ".join(map(shlex.quote, self.unavailable))
+        return (
+            f"paracomp scheepers2018 evaluate --run {shlex.quote(folder)} --data {DATA}/{split}"
+            f" --pretrained {shlex.quote(f'resources/embeddings/{embeddings}.parquet')}"
+            f" --set {quoted} --unavailable {unavailable}"
+            f" --candidates {self.block['candidates']}"
+            f" --train-record {shlex.quote(f'{folder}/train.json')}"
+            f" --out {shlex.quote(f'{folder}/scores.json')}"
+            f" --record {shlex.quote(f'{folder}/record.json')}"
+        )
 
     @staticmethod
-    def run_dir(wildcards) -> str:
-        parts = [wildcards.split, wildcards.embeddings, wildcards.composition, wildcards.variant]
-        return f"{RUNS}/" + "/".join(parts)
-
-    def eval_inputs(self, wildcards) -> dict[str, Any]:
-        run, data = self.run_dir(wildcards), f"resources/compvec/{wildcards.split}"
-        return {
-            "run": [f"{run}/embeddings.parquet", f"{run}/composer.pt"],
-            "data": [f"{data}/{name}.parquet" for name in ("test", "vocab", "targets")],
-            "pretrained": f"resources/embeddings/{wildcards.embeddings}.parquet",
-            "sets": self.sets,
-        }
+    def folder(run: str) -> str:
+        """A run's folder: the trained run and its scores (what Table 1 and the leaderboard read)."""
+        return point_folder("scheepers2018", run, POINT)
 
     def columns(self) -> dict[str, dict[str, Any]]:
         """Table 1's column groups, a group whose embeddings cannot be had here left empty
@@ -101,32 +146,29 @@ class Inputs:
         columns = self.columns()
         return {g: spec["embeddings"] for g, spec in columns.items() if spec.get("embeddings")}
 
-    def scores(self, wildcards) -> list[str]:
-        """Every Table 1 run's scores and items (its test-set bootstrap)."""
-        return [
-            f"{RUNS}/{self.split()}/{embeddings}/{composition}/{variant}/{name}"
-            for embeddings in self.groups().values()
-            for composition in self.block["compositions"]
-            for variant in VARIANTS
-            for name in ("scores.json", "items.parquet")
-        ]
+    def records(self, wildcards) -> list[str]:
+        """Every Table 1 run's record (its job writes it last: the scores and items are there)."""
+        return [f"{self.folder(run)}/record.json" for run in self.point_runs()]
 
     def leaderboard(self) -> dict[str, dict[str, str]]:
         """Each CompVec run of Table 1 as a leaderboard model ``scheepers2018/<group>_<composition>_<variant>``:
-        its folder, and its pretrained vectors for the words outside its vocabulary."""
-        return {
-            f"scheepers2018/{group}_{composition}_{variant}": {
-                "paper": "scheepers2018",
-                "run": f"{RUNS}/{self.split()}/{embeddings}/{composition}/{variant}",
-                "fallback": f"resources/embeddings/{embeddings}.parquet",
-            }
-            for group, embeddings in self.groups().items()
-            for composition in self.block["compositions"]
-            for variant in VARIANTS
-        }
+        its folder (and its record, which its job writes last), and its pretrained vectors for
+        the words outside its vocabulary."""
+        models = {}
+        for group, embeddings in self.groups().items():
+            for composition in self.block["compositions"]:
+                for variant in VARIANTS:
+                    folder = self.folder(f"{self.split()}/{embeddings}/{composition}/{variant}")
+                    models[f"scheepers2018/{group}_{composition}_{variant}"] = {
+                        "paper": "scheepers2018",
+                        "run": folder,
+                        "record": f"{folder}/record.json",
+                        "fallback": f"resources/embeddings/{embeddings}.parquet",
+                    }
+        return models
 
     def runs_args(self, wildcards) -> list[str]:
-        return [f"{g}={RUNS}/{self.split()}/{e}" for g, e in self.groups().items()]
+        return [f"{g}={POINTS}/{self.split()}/{e}" for g, e in self.groups().items()]
 
     def columns_json(self, wildcards) -> str:
         return json.dumps(self.columns())
