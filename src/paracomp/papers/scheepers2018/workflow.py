@@ -81,6 +81,11 @@ class Inputs:
         """One point: the run's own settings."""
         return [{}]
 
+    @staticmethod
+    def point_replicates(run: str) -> int:
+        """One seed a run: Table 1 does not combine seeds yet."""
+        return 1
+
     def point_settings(self, run: str) -> dict[str, Any]:
         """The run's settings that differ from their defaults, less device and threads (the
         job's): a new setting of the trainer reruns no CompVec job."""
