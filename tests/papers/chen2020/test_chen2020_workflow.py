@@ -44,11 +44,20 @@ def test_paper_config(tmp_path, dry_run):
     assert '"max_tokens": null, "train_pairs": null, "tuning_pairs": 100000' in out
 
 
+RUNS = ("wordavg", "lstm_avg", "lstm_gaussian", "wlo", "wlo_noprior")
+LAST_WEIGHTS = "papers: {chen2020: {runs: {" + ", ".join(f"{r}: {{keep_best: false}}" for r in RUNS)
+LAST_WEIGHTS += "}}}"
+
+
 def test_stacked_grid_on_the_paper_config(tmp_path, dry_run):
-    """``training.stack_grid`` serves chen2020's runs as elgohary2016's: one tuning job per
-    stack of grid points, each point's record copied out for the unchanged selection."""
+    """``training.stack_grid`` serves chen2020's runs as elgohary2016's, where they keep their
+    last weights: one tuning job per stack of grid points, each point's record copied out for
+    the unchanged selection; with ``keep_best`` (the default) it is refused in one line."""
+    override = "training: {stack_grid: true}"
+    with pytest.raises(AssertionError, match="keep_best trains point by point"):
+        dry_run(tmp_path / "best", "chen2020", published=True, override=override)
     out, jobs = dry_run(
-        tmp_path, "chen2020", published=True, override="training: {stack_grid: true}"
+        tmp_path, "chen2020", published=True, override=f"{override}\n{LAST_WEIGHTS}"
     )
     assert "tune_point" not in jobs and int(jobs["tune_stack"]) >= 1
     assert jobs["stack_point"] == "15" and jobs["select_point"] == "5"
