@@ -24,6 +24,9 @@ def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror, d
     assert "dataset snli" in out  # Table 4: no configured source has SNLI
     assert '"megabatch": 20' in out and '"scramble": 0.4' in out and "--device cpu" in out
     assert "--point '{\"prior_weight\": 0.001}'" in out
+    # every Bible pair, the best of 4 STS-B dev evaluations an epoch; LSTM GAUSSIAN a baseline
+    assert '"max_tokens": null' in out and '"evals_per_epoch": 4, "keep_best": true' in out
+    assert '"composer": "lstm_gaussian", "dim": 100, "score": "log_eip", "margin": 0.4' in out
 
 
 def test_table2_without_the_mirror_says_why(tmp_path, dry_run):
