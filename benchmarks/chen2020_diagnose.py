@@ -70,7 +70,7 @@ def diagnose(run: Path, sts: pd.DataFrame, tokenizer: str, lowercase: bool) -> d
     curve = run / "curve.parquet"
     if curve.exists():
         frame = pd.read_parquet(curve)
-        keep = [c for c in frame.columns if c in ("epoch", "loss", "tune_pearson", "pearson")]
+        keep = [c for c in frame.columns if c in ("epoch", "loss", "tuning_r")]
         found["curve"] = frame[keep].round(4).to_dict("records")
     return found
 

@@ -35,6 +35,11 @@ if CHEN2020_IN.init() and "chen2020" in STACKING:
         "papers.chen2020.init: paracomp train-stack (training.stack_grid) takes no initial"
         " rows; set init: null or leave chen2020 out of stack_grid"
     )
+if "chen2020" in STACKING and any(r.get("keep_best") for r in CHEN2020["runs"].values()):
+    raise ValueError(
+        "papers.chen2020.runs: keep_best trains point by point (a stack keeps each point's last"
+        " weights); set keep_best: false or leave chen2020 out of training.stack_grid"
+    )
 register(
     Registration(
         "chen2020",

@@ -37,6 +37,8 @@ PAIR_ONLY = {
     "scramble": 0.0,
     "prior_weight": 0.0,
     "word_dropout": 0.0,
+    "evals_per_epoch": 1,
+    "keep_best": False,
 }
 """Settings of the pair objectives' loss only, with the value that switches each off."""
 
@@ -117,6 +119,8 @@ class TrainConfig:
     word_dropout: float = _default("word_dropout")
     bi_combine: str = _default("bi_combine")
     boundary_tags: str = _default("boundary_tags")
+    evals_per_epoch: int = _default("evals_per_epoch")
+    keep_best: bool = _default("keep_best")
 
     def __post_init__(self) -> None:
         validate(self.to_dict())

@@ -47,7 +47,8 @@ def train_job(
 ) -> dict[str, Any]:
     """Train ``config`` on the pairs artefact ``pairs`` (resuming from ``out_dir``'s
     checkpoint) and return its record. Pair objectives may be scored on ``tuning``: the
-    record's ``tuning_r`` is computed on the trained model, whatever its curve says; the
+    record's ``tuning_r`` is computed on the exported model (``keep_best``: the curve row of
+    the highest, ``kept_epoch``), whatever its curve says; the
     ``targets`` objective starts from the word rows of the embeddings artefact ``init``, a
     pair objective from its vectors if given (:class:`~paracomp.train.pairs.task.PairTask`), with
     the constraint lists ``constraints`` (a parquet file of ``word`` and its ``members``)."""
@@ -67,7 +68,7 @@ def train_job(
     from paracomp.train.tasks import train_pairs
 
     table = segment_pairs(table)
-    callback = None if tuning is None else lambda _, encoder: {"tuning_r": tuning.score(encoder)}
+    callback = None if tuning is None else lambda _, encoder: {loop.BEST: tuning.score(encoder)}
     vectors = None if init is None else artefacts.read_embeddings(init)
     lists = None if constraints is None else read_constraint_lists(constraints)
     result = train_pairs(
@@ -77,6 +78,11 @@ def train_job(
         **loop.record(config, result.history, table.num_rows),
         "epochs": int(result.history["epoch"].iloc[-1]),
     }
+    if config.keep_best:
+        history = result.history
+        job["kept_epoch"] = float(
+            history["epoch"].iloc[int(history[loop.BEST].to_numpy().argmax())]
+        )
     if tuning is not None:
         job["tuning_r"] = tuning.score(result.encoder)
     return job

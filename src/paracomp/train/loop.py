@@ -7,6 +7,8 @@ goes. :func:`run` drives a task for ``task.total_steps`` steps and owns what eve
 - the curve: one row every ``task.log_every`` steps (mean batch loss, seconds, pairs/s and the
   callback's metrics), a non-finite mean loss stopping the run with an error before anything
   of it is saved;
+- with ``keep_best``, the weights of the curve row with the highest :data:`BEST` so far (kept
+  in memory and in the checkpoint), exported in place of the last;
 - checkpoints (settings, data fingerprint, the task's state, the curve), written atomically
   every ``task.checkpoint_every`` steps to ``out_dir/checkpoint.pt``, from which the next call
   with the same ``out_dir`` resumes: on CPU a run killed and rerun ends with the same weights,
@@ -45,10 +47,13 @@ from paracomp.train.curve import write_curve
 log = logging.getLogger(__name__)
 
 
-Callback = Callable[[int, SentenceEncoder], Mapping[str, float]]
+Callback = Callable[[float, SentenceEncoder], Mapping[str, float]]
 """Called at each curve row with its position (epoch or step) and the task's current encoder;
 returns metrics (e.g. ``{"tuning_r": 0.47}``) stored in the curve. It must not draw from
 torch's global generator, or resumed runs would diverge."""
+
+BEST = "tuning_r"
+"""The callback's metric whose highest row ``keep_best`` exports."""
 
 
 class Task(ABC):
@@ -67,6 +72,10 @@ class Task(ABC):
     flush_denormal: bool = False
     """Flush denormals to zero on CPU (recurrent composers' gradients decay into denormals,
     which make their backward pass many times slower)."""
+
+    def logs_at(self, done: int) -> bool:
+        """Whether a curve row follows step ``done`` (besides the last step's)."""
+        return done % self.log_every == 0
 
     @abstractmethod
     def batches(self, first: int) -> Iterator[Any]:
@@ -179,26 +188,29 @@ def _mismatch(task: Task, state: Mapping[str, Any]) -> str:
     return ""
 
 
-def _resume(task: Task, path: Path) -> tuple[int, list[dict[str, float]]]:
+def _resume(task: Task, path: Path) -> tuple[int, list[dict[str, float]], dict[str, Any] | None]:
     """Restore ``task`` from the checkpoint at ``path`` if it fits; the step to continue
-    from and the curve so far."""
+    from, the curve so far and the kept best weights."""
     if not path.exists():
-        return 0, []
+        return 0, [], None
     state = _load_checkpoint(path)
     why = _mismatch(task, state)
     if why:
         aside = path.with_name(path.name + ".old")
         path.replace(aside)
         log.warning("%s: %s; moved to %s, training from the start", path, why, aside.name)
-        return 0, []
+        return 0, [], None
     task.load_state_dict(state["task"])
     log.info("resuming %s after step %d", path, state["step"])
-    return int(state["step"]), list(state["history"])
+    return int(state["step"]), list(state["history"]), state.get("best")
 
 
-def _checkpoint(task: Task, path: Path, step: int, history: list[dict[str, float]]) -> None:
+def _checkpoint(
+    task: Task, path: Path, step: int, history: list[dict[str, float]], best: dict[str, Any] | None
+) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {
+        "best": best,
         "step": step,
         "config": task.config.to_dict(),
         "data": task.fingerprint(),
@@ -209,8 +221,22 @@ def _checkpoint(task: Task, path: Path, step: int, history: list[dict[str, float
     run_folder.save(state, path)
 
 
-def _position(task: Task, done: int) -> int:
-    return done // task.steps_per_epoch if task.curve_x == "epoch" else done
+def _position(task: Task, done: int) -> float:
+    """Step ``done`` as a curve's x: the step, or the epoch (a fraction within one)."""
+    if task.curve_x != "epoch":
+        return done
+    whole, part = divmod(done, task.steps_per_epoch)
+    return whole if not part else round(done / task.steps_per_epoch, 4)
+
+
+def _better(best: dict[str, Any] | None, row: Mapping[str, float]) -> bool:
+    return BEST in row and (best is None or row[BEST] > best["score"])
+
+
+def _kept(task: Task, done: int, row: Mapping[str, float]) -> dict[str, Any]:
+    """The task's current weights, copied, with the row's score and step."""
+    model = {k: v.detach().clone() for k, v in task.model.state_dict().items()}
+    return {"score": row[BEST], "step": done, "model": model}
 
 
 def _diverged(task: Task, done: int, loss: float, path: Path) -> ParacompError:
@@ -233,8 +259,10 @@ def run(
     the embeddings artefact."""
     out_dir = Path(out_dir)
     path = out_dir / run_folder.CHECKPOINT
+    if task.config.keep_best and callback is None:
+        raise ConfigError(f"keep_best needs a tuning set scoring {BEST} ({out_dir})")
     with compute_settings(task.config.threads, task.flush_denormal):
-        done, history = _resume(task, path)
+        done, history, best = _resume(task, path)
         total = torch.zeros((), device=task.device)
         steps = pairs = 0
         start = time.perf_counter()
@@ -254,7 +282,7 @@ def run(
                 steps, pairs, done = steps + 1, pairs + task.batch_pairs(batch), step + 1
                 bar.update()
                 last = done == task.total_steps
-                if done % task.log_every == 0 or last:
+                if task.logs_at(done) or last:
                     loss = total.item() / steps  # .item() also waits for CUDA to finish
                     seconds = time.perf_counter() - start
                     if not math.isfinite(loss):
@@ -269,13 +297,19 @@ def run(
                         row.update(task.metrics(row[task.curve_x], callback))
                     log.info(", ".join(f"{k} {v:.4g}" for k, v in row.items()))
                     history.append(row)
+                    if task.config.keep_best and _better(best, row):
+                        best = _kept(task, done, row)
                     total.zero_()
                     steps = pairs = 0
                     start = time.perf_counter()
                 if done % task.checkpoint_every == 0 or last:
                     if steps and not math.isfinite(total.item()):
                         raise _diverged(task, done, total.item() / steps, path)
-                    _checkpoint(task, path, done, history)
+                    _checkpoint(task, path, done, history, best)
+    if best is not None:
+        task.model.load_state_dict(best["model"])
+        log.info("exporting the weights after step %d (%s %.4g)", best["step"], BEST, best["score"])
+        done = best["step"]
     task.export(out_dir, done, dict(inputs or {}))
     curve = pd.DataFrame(history, columns=_columns(task, history))
     write_curve(curve, out_dir / run_folder.CURVE, out_dir / run_folder.CURVE_PNG, x=task.curve_x)

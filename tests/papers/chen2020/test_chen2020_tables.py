@@ -464,3 +464,13 @@ def test_an_unknown_scorer_is_one_line_naming_the_known_ones():
 
     with pytest.raises(ConfigError, match=r"^--kind: 'x' is not a scorer; known: run, run_sum"):
         score_model("x", pd.DataFrame({"set": [], "index": [], "tokens": []}))
+
+
+def test_setting_names_the_kept_weights():
+    from paracomp.papers.chen2020.tables import row_notes, setting_lines
+
+    assert "; 1 epochs (the paper" in setting_lines(SETTING)[0]
+    kept = {**SETTING, "epochs": 8, "runs": {"wlo": {"keep_best": True, "evals_per_epoch": 4}}}
+    said = "8 epochs, each run's weights at its best stsb dev r of 4 evaluations an epoch"
+    assert said in setting_lines(kept)[0]
+    assert said in row_notes(kept)["wlo"] and said in row_notes(kept)["wordavg"]

@@ -24,6 +24,9 @@ def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror, d
     assert "dataset snli" in out  # Table 4: no configured source has SNLI
     assert '"megabatch": 20' in out and '"scramble": 0.4' in out and "--device cpu" in out
     assert "--point '{\"prior_weight\": 0.001}'" in out
+    # every Bible pair, the best of 4 STS-B dev evaluations an epoch; LSTM GAUSSIAN a baseline
+    assert '"max_tokens": null' in out and '"evals_per_epoch": 4, "keep_best": true' in out
+    assert '"composer": "lstm_gaussian", "dim": 100, "score": "log_eip", "margin": 0.4' in out
 
 
 def test_table2_without_the_mirror_says_why(tmp_path, dry_run):
@@ -44,11 +47,20 @@ def test_paper_config(tmp_path, dry_run):
     assert '"max_tokens": null, "train_pairs": null, "tuning_pairs": 100000' in out
 
 
+RUNS = ("wordavg", "lstm_avg", "lstm_gaussian", "wlo", "wlo_noprior")
+LAST_WEIGHTS = "papers: {chen2020: {runs: {" + ", ".join(f"{r}: {{keep_best: false}}" for r in RUNS)
+LAST_WEIGHTS += "}}}"
+
+
 def test_stacked_grid_on_the_paper_config(tmp_path, dry_run):
-    """``training.stack_grid`` serves chen2020's runs as elgohary2016's: one tuning job per
-    stack of grid points, each point's record copied out for the unchanged selection."""
+    """``training.stack_grid`` serves chen2020's runs as elgohary2016's, where they keep their
+    last weights: one tuning job per stack of grid points, each point's record copied out for
+    the unchanged selection; with ``keep_best`` (the default) it is refused in one line."""
+    override = "training: {stack_grid: true}"
+    with pytest.raises(AssertionError, match="keep_best trains point by point"):
+        dry_run(tmp_path / "best", "chen2020", published=True, override=override)
     out, jobs = dry_run(
-        tmp_path, "chen2020", published=True, override="training: {stack_grid: true}"
+        tmp_path, "chen2020", published=True, override=f"{override}\n{LAST_WEIGHTS}"
     )
     assert "tune_point" not in jobs and int(jobs["tune_stack"]) >= 1
     assert jobs["stack_point"] == "15" and jobs["select_point"] == "5"

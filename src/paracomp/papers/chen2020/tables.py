@@ -291,6 +291,19 @@ BUILDERS = {
 }
 
 
+def _epochs(setting: Mapping[str, Any]) -> str:
+    """The final runs' epochs, and which weights they keep where a run keeps its best."""
+    kept = [r for r in setting.get("runs", {}).values() if r.get("keep_best")]
+    if not kept:
+        return f"{setting['epochs']} epochs"
+    evals = kept[0].get("evals_per_epoch", 1)
+    tuning = setting["tuning"]
+    return (
+        f"{setting['epochs']} epochs, each run's weights at its best {tuning['subset']} "
+        f"{tuning['split']} r of {evals} evaluations an epoch"
+    )
+
+
 def setting_lines(setting: Mapping[str, Any]) -> list[str]:
     """The training setting, for every table's markdown."""
     runs = setting.get("runs", {})
@@ -306,7 +319,7 @@ def setting_lines(setting: Mapping[str, Any]) -> list[str]:
             if setting.get("train_pairs")
             else ""
         )
-        + f"; {setting['epochs']} epochs (the paper: ParaNMT-50M's 5M processed pairs, epochs not stated).",
+        + f"; {_epochs(setting)} (the paper: ParaNMT-50M's 5M processed pairs, epochs not stated).",
         f"Tuning: each run's grid point by Pearson r on {setting['tuning']['set']} "
         f"{setting['tuning']['subset']} {setting['tuning']['split']} after "
         f"{setting['tuning']['epochs']} epoch(s) on the tuning subset; grids {setting['grids']}.",
@@ -382,7 +395,7 @@ def row_notes(setting: Mapping[str, Any]) -> dict[str, str]:
         f", pairs of at most {setting['max_tokens']} tokens" if setting.get("max_tokens") else ""
     )
     subset = f", {setting['train_pairs']:,} of them" if setting.get("train_pairs") else ""
-    trained = f"trained on {setting['corpus']}{limit}{subset}, {setting['epochs']} epochs"
+    trained = f"trained on {setting['corpus']}{limit}{subset}, {_epochs(setting)}"
     notes = dict.fromkeys(TRAINED, trained)
     notes.update(
         {

@@ -64,6 +64,11 @@ class StackedPairTask(loop.Task):
                 f"points {sorted(configs)} do not stack: pair objectives only, differing in "
                 f"{list(STACKED)} only"
             )
+        if first.keep_best or first.evals_per_epoch > 1:
+            raise ConfigError(
+                f"points {sorted(configs)}: keep_best and evals_per_epoch train point by point "
+                "(leave the paper out of training.stack_grid)"
+            )
         self.config, self.point_dirs = first, dict(point_dirs)
         self.device = loop.resolve_device(first)
         data = EncodedPairs.build(pairs, first.shared_vocab, first.min_count).to(self.device)

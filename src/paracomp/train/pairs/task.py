@@ -119,6 +119,8 @@ class PairTask(loop.Task):
         self.steps_per_epoch = -(-data.n_pairs // config.batch_size)
         self.total_steps = config.epochs * self.steps_per_epoch
         self.log_every = self.checkpoint_every = self.steps_per_epoch
+        n = config.evals_per_epoch
+        self.marks = {int(k * self.steps_per_epoch / n + 0.5) for k in range(1, n)} - {0}
         dropout = 0.0 if not config.pairs else config.dropout
         self.noise = InputNoise(dropout, config.word_dropout, config.scramble)
         self.dropping = bool(self.noise.dropout or self.noise.word_dropout)
@@ -136,6 +138,12 @@ class PairTask(loop.Task):
                 config.prior_weight,
                 config.prior,
             )
+
+    def logs_at(self, done: int) -> bool:
+        """At each epoch's end and at its ``evals_per_epoch`` marks (Wieting & Gimpel's
+        quarters: the steps nearest k/n of the epoch)."""
+        within = done % self.steps_per_epoch
+        return within == 0 or within in self.marks
 
     def _forbidden(self, lists: Mapping[str, Collection[str]] | None) -> ForbiddenPairs | None:
         if self.config.constraints == "none":
@@ -274,7 +282,7 @@ class PairTask(loop.Task):
     def exported(self, steps: int) -> tuple[list[str], np.ndarray, str]:
         """The side-1 rows a run exports (``export_unk``: the UNK row too); with ``init``, every
         pretrained word, the trained rows in place of theirs."""
-        epochs = steps // self.steps_per_epoch
+        epochs = f"{steps / self.steps_per_epoch:.4g}"
         if self.config.export_unk:
             words = list(self.data.vocab1.words)
             matrix = self.model.weight.detach()[: len(words)].float().cpu().numpy().copy()
