@@ -5,9 +5,6 @@ interval over seeds and test pairs; without ``replicates`` nothing changes."""
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -15,7 +12,6 @@ import pytest
 from paracomp.errors import ConfigError
 from paracomp.papers import PAPERS
 from paracomp.papers.wieting2017.tables import write_transfer_table
-from paracomp.papers.wieting2017.transfer import SELECTION_SUBSETS, TRANSFER_SUBSETS
 from paracomp.papers.wieting2017.workflow import INITIAL_SCORES, Inputs, table_runs
 from paracomp.registration import Registration, Registrations
 from paracomp.registry import paper_settings
@@ -94,55 +90,24 @@ def test_without_replicates_the_points_and_table_args_are_unchanged():
     assert inputs.table_inputs(_Wildcards()) == [INITIAL_SCORES, *records]
 
 
-SETTING = {
-    "corpus": "hand-made pairs",
-    "sentences": {"max_tokens": 30, "pairs": 10, "seed": 1},
-    "ppdb": {"datasets": ["ppdb-phrase-train-60k"], "seed": 1},
-    "init": {"embeddings": "glove-6b-50d"},
-    "dim": 50,
-    "epochs": {"default": 3},
-    "run": {},
-    "runs": {"avg_none": {"model": "avg", "data": "sentences", "grid": "none"}},
-    "grids": {"none": [{"reg_initial": [0.0, 1.0e-5]}]},
-}
-
-
-def _point(folder: Path, run: str, index: int, noise: float, seed: int) -> Path:
-    """A point scored on 40 pairs of every subset (gold plus ``noise`` drawn from ``seed``)."""
-    from paracomp.eval.sts import subset_metrics
-
-    rng, frames = np.random.default_rng([seed, index]), []
-    for dataset, subset in (*TRANSFER_SUBSETS, *SELECTION_SUBSETS):
-        gold = np.random.default_rng(len(frames)).uniform(0, 5, 40)
-        frames.append(pd.DataFrame({
-            "dataset": dataset, "subset": subset, "split": "test",
-            "id": [str(i) for i in range(40)], "gold": gold,
-            "pred": gold + noise * rng.normal(size=40), "oov": False, "dropped": False,
-        }))  # fmt: skip
-    pairs = pd.concat(frames, ignore_index=True)
-    out = folder / f"{run}_{seed}" / str(index)
-    out.mkdir(parents=True)
-    pairs.to_parquet(out / "pairs.parquet", index=False)
-    subset_metrics(pairs).assign(note="").to_csv(out / "scores.csv", index=False)
-    record = {"run": run, "index": index, "point": {"reg_initial": [0.0, 1e-5][index]}}
-    (out / "record.json").write_text(json.dumps(record))
-    return out
-
-
-def test_a_cell_over_seeds_has_their_mean_sd_and_number(tmp_path):
+def test_a_cell_over_seeds_has_their_mean_sd_and_number(tmp_path, transfer_setting, scored_point):
     """avg_none over seeds 1 and 2 (each seed's grid picked by its own STS 2016 mean),
     lstm_none one seed; the replicates file keeps the seeds' values."""
-    seeds = {1: [_point(tmp_path, "avg_none", p, 1.0 + p, 1) for p in (0, 1)],
-             2: [_point(tmp_path, "avg_none", p, 2.0 - p, 2) for p in (0, 1)],
-             3: [_point(tmp_path, "avg_none", p, 6.0, 3) for p in (0, 1)]}  # fmt: skip
-    lstm = [_point(tmp_path, "lstm_none", p, 2.5, 1) for p in (0, 1)]
+
+    def grid(run: str, seed: int, noises: tuple[float, float]) -> list:
+        return [scored_point(tmp_path / f"{run}_{seed}" / str(p), run, p, noises[p], [seed, p])
+                for p in (0, 1)]  # fmt: skip
+
+    seeds = {1: grid("avg_none", 1, (1.0, 2.0)), 2: grid("avg_none", 2, (2.0, 1.0)),
+             3: grid("avg_none", 3, (6.0, 6.0))}  # fmt: skip
+    lstm = grid("lstm_none", 1, (2.5, 2.5))
     points = [f"avg_none={d}" for d in seeds[1]] + [f"lstm_none={d}" for d in lstm]
     seed_points = [f"avg_none:{s}={d}" for s, found in seeds.items() for d in found]
     one = tmp_path / "one" / "table2.csv"
     one.parent.mkdir()
-    write_transfer_table("table2", points, SETTING, one)
+    write_transfer_table("table2", points, transfer_setting, one)
     out = tmp_path / "table2.csv"
-    write_transfer_table("table2", points, SETTING, out, seed_points=seed_points)
+    write_transfer_table("table2", points, transfer_setting, out, seed_points=seed_points)
     compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
     alone = pd.read_csv(one.with_suffix(".compare.csv")).set_index(["row", "column"])
     each = []  # seed 3's noise collapses its r: left out

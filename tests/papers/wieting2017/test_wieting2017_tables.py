@@ -13,18 +13,6 @@ import pytest
 from paracomp.papers.wieting2017.tables import write_transfer_table
 from paracomp.papers.wieting2017.transfer import SELECTION_SUBSETS, TRANSFER_SUBSETS
 
-SETTING = {
-    "corpus": "hand-made pairs",
-    "sentences": {"max_tokens": 30, "pairs": 10, "seed": 1},
-    "ppdb": {"datasets": ["ppdb-phrase-train-60k"], "seed": 1},
-    "init": {"embeddings": "glove-6b-50d"},
-    "dim": 50,
-    "epochs": {"default": 3},
-    "run": {},
-    "runs": {"avg_none": {"model": "avg", "data": "sentences", "grid": "none"}},
-    "grids": {"none": [{"reg_initial": [0.0, 1.0e-5]}]},
-}
-
 
 def _point(folder: Path, run: str, index: int, transfer: float, sts2016: float) -> str:
     rows = []
@@ -55,9 +43,9 @@ def points(tmp_path) -> list[str]:
     ]
 
 
-def test_table2_columns_are_selections(tmp_path, points):
+def test_table2_columns_are_selections(tmp_path, points, transfer_setting):
     out = tmp_path / "table2.csv"
-    write_transfer_table("table2", points, SETTING, out)
+    write_transfer_table("table2", points, transfer_setting, out)
     compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
     assert compare.loc[("avg_none", "oracle"), "ours"] == 65.0
     assert compare.loc[("avg_none", "sts2016"), "ours"] == 60.0
@@ -72,17 +60,17 @@ def test_table2_columns_are_selections(tmp_path, points):
     assert "Computed cells: 4 of 24" in markdown and "Empty cells:" in markdown
 
 
-def test_table1_selects_by_sts2016(tmp_path, points):
+def test_table1_selects_by_sts2016(tmp_path, points, transfer_setting):
     out = tmp_path / "table1.csv"
-    write_transfer_table("table1", points, SETTING, out)
+    write_transfer_table("table1", points, transfer_setting, out)
     wide = pd.read_csv(out, dtype=str)
     assert list(wide.columns) == ["Training data", "AVG", "LSTM", "LSTMAVG"]
     assert wide.iloc[1].tolist()[:3] == ["SimpWiki", "60.0", "40.0"]
 
 
-def test_table4_has_no_paper_column(tmp_path, points):
+def test_table4_has_no_paper_column(tmp_path, points, transfer_setting):
     out = tmp_path / "table4.csv"
-    write_transfer_table("table4", points, SETTING, out)
+    write_transfer_table("table4", points, transfer_setting, out)
     compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
     assert len(compare) == 23 * 3 and compare["paper"].isna().all()
     assert compare.loc[("sts2012/MSRpar", "avg"), "ours"] == 60.0  # the point STS 2016 picks
@@ -93,9 +81,9 @@ def test_table4_has_no_paper_column(tmp_path, points):
 
 
 @pytest.mark.parametrize("composer", ["gran5", "gran5_mean"])
-def test_table3_says_which_gran5_readout_it_ran(tmp_path, points, composer):
+def test_table3_says_which_gran5_readout_it_ran(tmp_path, points, composer, transfer_setting):
     """The code's last-state GRAN-5 by default, the paper's averaged reading as an option."""
-    setting = {**SETTING, "composers": {"avg": "mean", "gran5": composer}}
+    setting = {**transfer_setting, "composers": {"avg": "mean", "gran5": composer}}
     out = tmp_path / "table3.csv"
     write_transfer_table("table3", points, setting, out)
     markdown = out.with_suffix(".md").read_text()
@@ -105,40 +93,24 @@ def test_table3_says_which_gran5_readout_it_ran(tmp_path, points, composer):
     assert "Readout" not in (tmp_path / "table2.md").read_text()
 
 
-def _point_with_pairs(folder: Path, run: str, index: int, noise: float) -> str:
-    """A point scored on 40 pairs of every subset (gold plus ``noise``), its pairs kept."""
-    from paracomp.eval.sts import subset_metrics
-
-    rng, frames = np.random.default_rng(index), []
-    for dataset, subset in (*TRANSFER_SUBSETS, *SELECTION_SUBSETS):
-        if (dataset, subset) == ("sts2013", "SMT"):
-            continue
-        gold = np.random.default_rng(len(frames)).uniform(0, 5, 40)
-        frames.append(pd.DataFrame({
-            "dataset": dataset, "subset": subset, "split": "test",
-            "id": [str(i) for i in range(40)], "gold": gold,
-            "pred": gold + noise * rng.normal(size=40), "oov": False, "dropped": False,
-        }))  # fmt: skip
-    pairs = pd.concat(frames, ignore_index=True)
-    out = folder / run / str(index)
-    out.mkdir(parents=True)
-    pairs.to_parquet(out / "pairs.parquet", index=False)
-    subset_metrics(pairs).assign(note="").to_csv(out / "scores.csv", index=False)
-    record = {"run": run, "index": index, "point": {"reg_initial": [0.0, 1e-5][index]}}
-    (out / "record.json").write_text(json.dumps(record))
+def _point_with_pairs(scored_point, folder: Path, run: str, index: int, noise: float) -> str:
+    """A point scored on 40 pairs of every subset but STS 2013 SMT, its pairs kept."""
+    out = scored_point(folder / run / str(index), run, index, noise, index, [("sts2013", "SMT")])
     return f"{run}={out}"
 
 
-def test_transfer_cells_have_intervals_from_the_picked_points_pairs(tmp_path):
+def test_transfer_cells_have_intervals_from_the_picked_points_pairs(
+    tmp_path, transfer_setting, scored_point
+):
     """The 22-set mean's replicates are the mean of its 21 scored subsets' replicates, each
     on the subset's shared resamples (the generic evaluator's keys); Table 1's markdown shows
     ±, the compare file the interval."""
     from paracomp.eval import bootstrap
     from paracomp.tables.replicates import read_replicates
 
-    points = [_point_with_pairs(tmp_path, "avg_none", 0, 1.0)]
+    points = [_point_with_pairs(scored_point, tmp_path, "avg_none", 0, 1.0)]
     out = tmp_path / "table1.csv"
-    write_transfer_table("table1", points, SETTING, out)
+    write_transfer_table("table1", points, transfer_setting, out)
     compare = pd.read_csv(out.with_suffix(".compare.csv")).set_index(["row", "column"])
     cell = compare.loc[("simpwiki", "avg")]
     assert cell["ci_low"] < cell["ours"] < cell["ci_high"] and cell["replicates"] == 1
@@ -158,14 +130,14 @@ def test_transfer_cells_have_intervals_from_the_picked_points_pairs(tmp_path):
     assert f"{cell['ours']:.1f} ±{(high - low) / 2:.1f}" in out.with_suffix(".md").read_text()
 
 
-def test_table7_examples_say_why_they_have_no_interval(tmp_path):
+def test_table7_examples_say_why_they_have_no_interval(tmp_path, transfer_setting, scored_point):
     """Table 7's numbers are one pair's scores: no interval, the note says so; no delta."""
     points = [
-        _point_with_pairs(tmp_path, "avg_none", 0, 1.0),
-        _point_with_pairs(tmp_path, "lstmavg_dropout_scrambling", 1, 0.5),
+        _point_with_pairs(scored_point, tmp_path, "avg_none", 0, 1.0),
+        _point_with_pairs(scored_point, tmp_path, "lstmavg_dropout_scrambling", 1, 0.5),
     ]
     out = tmp_path / "table7.csv"
-    write_transfer_table("table7", points, SETTING, out)
+    write_transfer_table("table7", points, transfer_setting, out)
     compare = pd.read_csv(out.with_suffix(".compare.csv"))
     numbers = compare[compare["column"].isin(["lavg", "avg", "gold"]) & compare["ours"].notna()]
     assert len(numbers) == 21 and numbers["ci_low"].isna().all() and compare["delta"].isna().all()
