@@ -71,12 +71,22 @@ BLOCKS = config["papers"]
 REPLICATES = expand_blocks(BLOCKS, TRAIN)
 """paper -> run -> seed -> its replicate run (``replicates``, paracomp.train.replicates); the
 replicate runs are in BLOCKS' runs, trained by the generic rules."""
+
+
+def stackable(paper: str) -> bool:
+    """Whether a paper's tuning grids can train in stacks: `paracomp train-stack` takes no
+    initial rows (the paper's `init`) and keeps each point's last weights (no `keep_best`)."""
+    runs = [TRAIN["defaults"], *BLOCKS[paper].get("runs", {}).values()]
+    return not BLOCKS[paper].get("init") and not any(r.get("keep_best") for r in runs)
+
+
 STACKING = (
-    list(PAPERS)
+    [p for p in PAPERS if stackable(p)]
     if TRAIN["stack_grid"] is True
     else [check_paper(p) for p in TRAIN["stack_grid"] or []]
 )
-"""The papers whose tuning grids train in stacks (training.stack_grid)."""
+"""The papers whose tuning grids train in stacks (training.stack_grid: true, every paper that
+can; a list names them, and a paper that cannot refuses in its rules file)."""
 
 
 def block(paper: str) -> dict:
