@@ -55,10 +55,14 @@ LAST_WEIGHTS += "}}}"
 def test_stacked_grid_on_the_paper_config(tmp_path, dry_run):
     """``training.stack_grid`` serves chen2020's runs as elgohary2016's, where they keep their
     last weights: one tuning job per stack of grid points, each point's record copied out for
-    the unchanged selection; with ``keep_best`` (the default) it is refused in one line."""
+    the unchanged selection; with ``keep_best`` (the default) ``true`` leaves chen2020 to train
+    point by point and a list naming it is refused in one line."""
     override = "training: {stack_grid: true}"
+    _, jobs = dry_run(tmp_path / "all", "chen2020", published=True, override=override)
+    assert "tune_stack" not in jobs and int(jobs["tune_point"]) >= 1
     with pytest.raises(AssertionError, match="keep_best trains point by point"):
-        dry_run(tmp_path / "best", "chen2020", published=True, override=override)
+        dry_run(tmp_path / "named", "chen2020", published=True,
+                override="training: {stack_grid: [chen2020]}")  # fmt: skip
     out, jobs = dry_run(
         tmp_path, "chen2020", published=True, override=f"{override}\n{LAST_WEIGHTS}"
     )
