@@ -17,6 +17,7 @@ from paracomp.papers.chen2020.specificity import (
     gaussian_entropy,
     length_normalised,
     news_protocol,
+    order_ranks,
     spearman,
     specificity,
     token_lengths,
@@ -144,6 +145,12 @@ def test_frequency_baselines_by_hand():
     np.testing.assert_allclose(frequency_scores(sentences, ranks, "mean"), [2.5, 5.0, 0.0])
     with pytest.raises(ValueError):
         frequency_scores(sentences, ranks, "max")
+
+
+def test_frequency_ranks_from_a_vocabulary_in_frequency_order():
+    ranks = order_ranks(["the", ",", "cat", "the", "dog"])
+    assert ranks == {"the": 1, ",": 2, "cat": 3, "dog": 5}  # a repeat keeps its first row
+    np.testing.assert_allclose(frequency_scores([["cat", "emu"]], ranks, "sum"), [3.0 + 6.0])
 
 
 def test_vector_baselines_by_hand():

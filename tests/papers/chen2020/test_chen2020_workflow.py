@@ -27,6 +27,8 @@ def test_every_table_on_the_embedded_default_with_the_mirror(tmp_path, mirror, d
     # every Bible pair, the best of 4 STS-B dev evaluations an epoch; LSTM GAUSSIAN a baseline
     assert '"max_tokens": null' in out and '"evals_per_epoch": 4, "keep_best": true' in out
     assert '"composer": "lstm_gaussian", "dim": 100, "score": "log_eip", "margin": 0.4' in out
+    # Word Freq. ranks from GloVe 6B's vocabulary order (the Bible is not general English)
+    assert "--kind wordfreq_sum --frequency-order resources/embeddings/glove-6b-50d.parquet" in out
 
 
 def test_table2_without_the_mirror_says_why(tmp_path, dry_run):
@@ -44,6 +46,7 @@ def test_paper_config(tmp_path, dry_run):
     assert "resources/embeddings/glove-840b-300d.parquet" in out
     assert '"epochs": 10' in out and "--device cuda" in out
     assert "--init" not in out and "chen2020_init" not in out  # random rows (A.1)
+    assert "--kind wordfreq_avg --pairs resources/corpus/chen2020/train.parquet" in out
     assert '"max_tokens": null, "train_pairs": null, "tuning_pairs": 100000' in out
 
 

@@ -127,6 +127,7 @@ def _scores(args: argparse.Namespace) -> None:
         artefacts.read(args.sentences, SENTENCE_COLUMNS).to_pandas(),
         run=Path(args.run) if args.run else None,
         pairs=Path(args.pairs) if args.pairs else None,
+        order=Path(args.frequency_order) if args.frequency_order else None,
         vectors=Path(args.vectors) if args.vectors else None,
         sts=Path(args.sts) if args.sts else None,
         sts_args=("stsb", "test", args.tokenizer, args.lowercase),
@@ -222,7 +223,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     )
     p.add_argument("--sentences", required=True, help="the specificity sentences")
     p.add_argument("--run", help="run folder (kinds run, run_sum)")
-    p.add_argument("--pairs", help="training pairs (word frequencies)")
+    p.add_argument("--pairs", help="training pairs (word frequencies counted in them)")
+    p.add_argument(
+        "--frequency-order",
+        help="embeddings artefact whose rows are in descending frequency (word frequency ranks)",
+    )
     p.add_argument("--vectors", help="embeddings artefact (vectors_sum, vectors_avg)")
     p.add_argument("--sts", help="STS Benchmark set artefact (runs, vectors: Table 8)")
     add_tokenisation(p)

@@ -8,8 +8,8 @@ a Gaussian composer's output, the norm of a deterministic composer's. Kinds (:da
   pretrained vectors keeps them for the words it did not train);
 - ``run_sum``: a run's word rows composed by ``sum`` (WORDSUM from WORDAVG's rows);
 - ``majority`` (a constant), ``length`` (tokens), ``wordfreq_sum`` / ``wordfreq_avg`` (sum or
-  mean frequency rank in the training pairs, both sides; 1 = most frequent, unseen words
-  last), ``vectors_sum`` / ``vectors_avg`` (norm of the sum or mean of pretrained vectors,
+  mean frequency rank, counted in the training pairs, both sides, or read from a vocabulary in
+  frequency order; 1 = most frequent, unseen words last), ``vectors_sum`` / ``vectors_avg`` (norm of the sum or mean of pretrained vectors,
   e.g. GloVe, or the runs' initial vectors, the untrained baseline; words without a vector
   skipped).
 
@@ -35,6 +35,7 @@ from paracomp.papers.chen2020.specificity import (
     constant_scores,
     frequency_ranks,
     frequency_scores,
+    order_ranks,
     specificity,
     token_lengths,
     vector_scores,
@@ -96,13 +97,15 @@ def score_model(
     *,
     run: Path | None = None,
     pairs: Path | None = None,
+    order: Path | None = None,
     vectors: Path | None = None,
     sts: Path | None = None,
     sts_args: tuple[str, str, str, bool] = ("stsb", "test", "moses", True),
 ) -> ModelScores:
     """The scores of every sentence under ``kind`` (:data:`KINDS`) with its inputs: ``run``
-    (a run folder), ``pairs`` (the training pairs, for word frequencies), ``vectors`` (an
-    embeddings artefact); ``sts`` (the STS Benchmark set artefact) scores runs and vectors on
+    (a run folder), ``pairs`` (the training pairs, for word frequencies) or ``order`` (an
+    embeddings artefact whose rows are in descending frequency, for their ranks), ``vectors``
+    (an embeddings artefact); ``sts`` (the STS Benchmark set artefact) scores runs and vectors on
     ``sts_args`` = (subset, split, tokenizer, lowercase)."""
     if kind not in KINDS:
         raise ConfigError(f"--kind: {kind!r} is not a scorer; known: {', '.join(KINDS)}")
@@ -134,8 +137,14 @@ def score_model(
     elif kind == "length":
         scores = token_lengths(tokens).astype(np.float64)
     elif kind.startswith("wordfreq"):
-        assert pairs is not None
-        ranks = frequency_ranks(_pair_tokens(pairs))
+        if (pairs is None) == (order is None):
+            raise ConfigError(f"--kind {kind}: give --pairs or --frequency-order, not both")
+        if order is not None:
+            ranks = order_ranks(
+                artefacts.read(order, ["word"], ["word"]).column("word").to_pylist()
+            )
+        else:
+            ranks = frequency_ranks(_pair_tokens(pairs))
         scores = frequency_scores(tokens, ranks, "sum" if kind.endswith("sum") else "mean")
         meta["oov"] = _oov_by_set(sentences, tokens, ranks.__contains__)
     else:

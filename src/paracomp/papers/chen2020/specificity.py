@@ -198,6 +198,15 @@ def frequency_ranks(corpus: Iterable[Sequence[str]]) -> dict[str, int]:
     return {word: rank for rank, (word, _) in enumerate(ordered, start=1)}
 
 
+def order_ranks(words: Sequence[str]) -> dict[str, int]:
+    """Frequency ranks of a vocabulary listed in descending frequency (GloVe's): a word's rank
+    is its position, from 1; a repeated word keeps its first."""
+    ranks: dict[str, int] = {}
+    for rank, word in enumerate(words, start=1):
+        ranks.setdefault(word, rank)
+    return ranks
+
+
 def _reduce(values: list[float] | np.ndarray, mode: str) -> float:
     if not len(values):
         return 0.0
@@ -209,10 +218,10 @@ def frequency_scores(
 ) -> np.ndarray:
     """Word Freq. SUM / AVG (``mode`` ``"sum"`` / ``"mean"``): the sum or mean of the tokens'
     frequency ranks (rarer = larger = more specific); a word absent from ``ranks`` ranks last
-    (``len(ranks) + 1``), an empty sentence scores 0."""
+    (one past the largest rank), an empty sentence scores 0."""
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, not {mode!r}")
-    unseen = len(ranks) + 1
+    unseen = max(ranks.values(), default=0) + 1
     return np.array(
         [_reduce([ranks.get(token, unseen) for token in tokens], mode) for tokens in sentences]
     )

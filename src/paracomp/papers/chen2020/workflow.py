@@ -186,7 +186,7 @@ class Inputs:
             if self.sts:
                 inputs["sts"] = self.sts
         elif kind.startswith("wordfreq"):
-            inputs["pairs"] = TRAIN
+            inputs["frequencies"] = self.frequencies()
         elif wildcards.scorer == INITIAL:
             inputs["vectors"] = INIT.format(layout="vectors")
             if self.sts:
@@ -205,10 +205,17 @@ class Inputs:
         elif wildcards.scorer == INITIAL:
             args.extend([f"--vectors {INIT.format(layout='vectors')}", sts])
         elif kind.startswith("wordfreq"):
-            args.append(f"--pairs {TRAIN}")
+            option = "--pairs" if self.block["frequencies"] == "training" else "--frequency-order"
+            args.append(f"{option} {self.frequencies()}")
         elif kind.startswith("vectors"):
             args.append(f"--vectors resources/embeddings/{self.block['vectors']}.parquet")
         return " ".join(a for a in args if a)
+
+    def frequencies(self) -> str:
+        """The Word Freq. rows' source (papers.chen2020.frequencies): the training pairs, or
+        the embeddings whose row order ranks the words."""
+        name = self.block["frequencies"]
+        return TRAIN if name == "training" else f"resources/embeddings/{name}.parquet"
 
     # -- tables -------------------------------------------------------------------------
 
@@ -237,6 +244,7 @@ class Inputs:
             "tuning": self.block["tuning"],
             "news_train": self.block["news_train"],
             "vectors": self.block["vectors"],
+            "frequencies": self.block["frequencies"],
             "init": self.init(),
             "init_missing": self.init_missing,
             "runs": {run: dict(spec) for run, spec in self.block["runs"].items()},
