@@ -217,5 +217,5 @@ def test_a_replicate_without_its_seed_is_refused_in_one_line(tmp_path, capsys):
     ]
     assert main([*args, "--replicate", f"g={tmp_path}"]) != 0
     err = capsys.readouterr().err.strip()
-    assert err.endswith(f"--replicate: expected MODEL:SEED=DIR, got g={tmp_path}")
+    assert err.endswith(f"--replicate: expected NAME:SEED=VALUE, got g={tmp_path}")
     assert len(err.splitlines()) == 1

@@ -29,6 +29,7 @@ CHEN2020_IN = Chen2020Inputs(
     EVAL["tokenizer"],
     EVAL["lowercase"],
     CHEN2020["init"] and embeddings_missing(CHEN2020["init"]["embeddings"]),
+    REPLICATES.get("chen2020", {}),
 )
 if CHEN2020_IN.init() and "chen2020" in STACKING:
     raise ValueError(
@@ -200,6 +201,7 @@ rule chen2020_score_table:
         sentences=CHEN2020_SENTENCES,
         scores=CHEN2020_IN.table_scores,
         setting=CHEN2020_IN.setting_json,
+        seeds=CHEN2020_IN.table_seed_args,
     localrule: True
     resources:
         mem_mb=2000,
@@ -208,7 +210,7 @@ rule chen2020_score_table:
         "../../envs/paracomp.yaml"
     shell:
         "paracomp chen2020 table {wildcards.score_table} --sentences {params.sentences:q}"
-        " --scores {params.scores:q} --setting {params.setting:q}"
+        " --scores {params.scores:q} --setting {params.setting:q}{params.seeds}"
         " --out {output.table:q} > {log} 2>&1"
 
 

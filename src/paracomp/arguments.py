@@ -23,6 +23,17 @@ def key_value_pairs(items: Sequence[str] | None) -> list[tuple[str, str]]:
     return [(key, value) for key, _, value in (item.partition("=") for item in items or [])]
 
 
+def seeded_values(items: Sequence[str] | None, option: str) -> dict[str, dict[int, str]]:
+    """``NAME:SEED=VALUE`` arguments of ``option`` as name -> seed -> value."""
+    found: dict[str, dict[int, str]] = {}
+    for key, value in key_value_pairs(items):
+        name, _, seed = key.rpartition(":")
+        if not name or not seed.lstrip("-").isdigit():
+            raise ConfigError(f"{option}: expected NAME:SEED=VALUE, got {key}={value}")
+        found.setdefault(name, {})[int(seed)] = value
+    return found
+
+
 def add_tokenisation(parser: argparse.ArgumentParser, *, required: bool = False) -> None:
     """``--tokenizer`` and ``--lowercase``/``--no-lowercase``, the evaluator's tokenisation
     (config ``evaluation.tokenizer`` and ``evaluation.lowercase``): required where a rule

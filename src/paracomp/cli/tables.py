@@ -32,16 +32,10 @@ def _table(args: argparse.Namespace) -> None:
 
 def _seed_dirs(items: list[str]) -> dict[str, dict[int, Path]]:
     """``MODEL:SEED=DIR`` arguments as model -> seed -> folder."""
-    from paracomp.arguments import key_value_pairs
-    from paracomp.errors import ConfigError
+    from paracomp.arguments import seeded_values
 
-    found: dict[str, dict[int, Path]] = {}
-    for key, folder in key_value_pairs(items):
-        model, _, seed = key.rpartition(":")
-        if not model or not seed.lstrip("-").isdigit():
-            raise ConfigError(f"--replicate: expected MODEL:SEED=DIR, got {key}={folder}")
-        found.setdefault(model, {})[int(seed)] = Path(folder)
-    return found
+    found = seeded_values(items, "--replicate")
+    return {m: {s: Path(d) for s, d in by_seed.items()} for m, by_seed in found.items()}
 
 
 def _findings(args: argparse.Namespace) -> None:

@@ -12,7 +12,7 @@ is); the compare file gives their 95% percentile interval (``ci_low``, ``ci_high
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -209,6 +209,33 @@ def over_seeds(model: str, each: Mapping[int, Cell], scale: float = 1.0) -> Cell
         found.value, first.data, found.note, found.boot, first.sets, noise, found.sd,
         found.values, found.test,
     ).scaled(scale)  # fmt: skip
+
+
+Key = tuple[str, str]
+"""A cell's (row, column)."""
+
+
+def cells_over_seeds(
+    paper: str,
+    cells: Mapping[Key, Cell],
+    model_of: Callable[[Key], str],
+    each: Mapping[str, Mapping[int, Mapping[Key, Cell]]],
+    scale: float = 1.0,
+    finish: Callable[[Cell, Mapping[int, Cell]], Cell] | None = None,
+) -> dict[Key, Cell]:
+    """``cells`` with every cell of a model of ``each`` (model -> seed -> the table's cells as
+    that seed's replicate makes them, every seed) over its seeds (:func:`over_seeds`, the
+    seed draws keyed ``<paper>/<model>``); ``model_of``: the model a cell reads; ``finish``:
+    applied to each such cell with its seeds' cells."""
+    out = dict(cells)
+    for model, by_seed in each.items():
+        for key in cells:
+            if model_of(key) != model:
+                continue
+            per = {seed: found[key] for seed, found in by_seed.items()}
+            cell = over_seeds(f"{paper}/{model}", per, scale)
+            out[key] = finish(cell, per) if finish else cell
+    return out
 
 
 def _stat_cell(stats: dict | None, row: str, stat: str) -> Cell:

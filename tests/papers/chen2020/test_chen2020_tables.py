@@ -309,6 +309,39 @@ def test_table7_and_table8(tmp_path):
     assert "not configured" in compare.loc[("wordavg", "stsb"), "note"]
 
 
+def test_cells_over_seed_replicates(tmp_path):
+    """A model's cells over its seeds (``seeds``: every seed's scores): the mean, their sd, a
+    seed that collapsed left out and named; the other models' cells are their own."""
+    sentences = _sentences(tmp_path, _news_rows(), ["news_test", "news_train", "twitter"])
+    frame = pd.read_parquet(sentences)
+    lengths = frame["tokens"].str.split().str.len().to_numpy(dtype=float)
+
+    def run(name, values, r):
+        sts = {"pearson": r, "n": 10, "n_oov": 0, "split": "test"}
+        return _scores(tmp_path, name, frame, values, {"kind": "run", "sts": sts})
+
+    seeds = {"wlo": {1: run("wlo", lengths, 0.5), 2: run("s2", -lengths, 0.6)}}
+    seeds["wlo"][3] = run("s3", lengths, 0.7)
+    scores = {"wlo": seeds["wlo"][1], "wlo_noprior": run("np", -lengths, 0.1)}
+    out = tmp_path / "table8.csv"
+    write_score_table("table8", sentences, scores, SETTING, out, seeds)
+    compare = _read(out)
+    assert compare.loc[("wlo", "stsb"), "ours"] == 60.0  # (50 + 60 + 70) / 3
+    assert compare.loc[("wlo", "stsb"), "sd"] == pytest.approx(10.0)
+    assert compare.loc[("wlo", "stsb"), "replicates"] == 3
+    assert "mean over 3 seeds (1, 2, 3)" in compare.loc[("wlo", "stsb"), "note"]
+    assert "Over seeds" in out.with_suffix(".md").read_text()
+    out = tmp_path / "table7.csv"
+    write_score_table("table7", sentences, scores, SETTING, out, seeds)
+    compare = _read(out)
+    # F1(specific): 66.7 for seeds 1 and 3, 0 for seed 2 (it predicts all general): collapsed
+    assert compare.loc[("wlo", "with_prior_f1"), "ours"] == pytest.approx(66.7, abs=0.05)
+    assert "seed 2 collapsed" in compare.loc[("wlo", "with_prior_f1"), "note"]
+    assert compare.loc[("wlo", "with_prior_acc"), "ours"] == 75.0
+    assert compare.loc[("wlo", "without_prior_acc"), "ours"] == 75.0
+    assert pd.isna(compare.loc[("wlo", "without_prior_acc"), "sd"])  # one seed: its own
+
+
 def test_news_and_spearman_cells_have_paired_intervals(tmp_path):
     """40 News test and 30 Twitter sentences: a News cell's replicates are the accuracy (and
     F1) of the fixed-threshold predictions on each resample of the test sentences, a Twitter

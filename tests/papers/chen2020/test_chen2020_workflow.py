@@ -72,3 +72,18 @@ def test_stacked_grid_on_the_paper_config(tmp_path, dry_run):
     assert "tune_point" not in jobs and int(jobs["tune_stack"]) >= 1
     assert jobs["stack_point"] == "15" and jobs["select_point"] == "5"
     assert jobs["train_model"] == "5" and "paracomp train-stack" in out
+
+
+def test_seed_replicates_of_the_runs(tmp_path, mirror, dry_run):
+    """``replicates: 2`` trains each run once more (the same tuned point, seed 2); every seed
+    is scored (WORDSUM's from WORDAVG's replicate) and the tables read them all."""
+    out, jobs = dry_run(
+        tmp_path, "chen2020", mirror=mirror, override="papers: {chen2020: {replicates: 2}}"
+    )
+    assert jobs["tune_point"] == "10" and jobs["train_model"] == "10"
+    assert jobs["chen2020_scores"] == "19"  # 13 + the five runs' and WORDSUM's replicates
+    assert "--kind run_sum --run results/chen2020/runs/wordavg_seed2" in out
+    scores = "results/chen2020/scores"
+    seeds = f"--seed-scores wlo:1={scores}/wlo.parquet wlo:2={scores}/wlo_seed2.parquet"
+    assert seeds in out
+    assert f"wordsum:2={scores}/wordsum_seed2.parquet" in out

@@ -136,11 +136,12 @@ def _scores(args: argparse.Namespace) -> None:
 
 
 def _table(args: argparse.Namespace) -> None:
-    from paracomp.papers.chen2020.tables import write_score_table
+    from paracomp.papers.chen2020.tables import seed_paths, write_score_table
 
     scores = {k: Path(v) for k, v in key_values(args.scores).items()}
     setting = _setting(args.setting)
-    write_score_table(args.table, Path(args.sentences), scores, setting, Path(args.out))
+    seeds = seed_paths(args.seed_scores)
+    write_score_table(args.table, Path(args.sentences), scores, setting, Path(args.out), seeds)
 
 
 def _words(args: argparse.Namespace) -> None:
@@ -246,6 +247,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--scores", nargs="*", default=[], metavar="MODEL=PARQUET", help="each model's scores"
     )
     p.add_argument("--setting", required=True, help="the training setting as JSON (notes)")
+    p.add_argument(
+        "--seed-scores",
+        nargs="*",
+        default=[],
+        metavar="MODEL:SEED=PARQUET",
+        help="every seed's scores of a model over seed replicates (its cells: their mean)",
+    )
     p.add_argument(
         "--out", required=True, help="the table (CSV; compare file and markdown beside it)"
     )

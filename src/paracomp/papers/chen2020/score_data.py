@@ -8,6 +8,7 @@ the training sentences, Table 3's per-length thresholds at theirs (:func:`normal
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -33,6 +34,12 @@ class Data:
         self.sentences = pd.read_parquet(sentences)
         self.sources = SentenceSources.read(Path(sentences).with_suffix(".json"))
         self.scores = {model: ModelScores.read(path) for model, path in scores.items()}
+
+    def alone(self, model: str, scores: Path) -> Data:
+        """This data with ``model``'s scores read from ``scores`` and no other model's."""
+        other = copy.copy(self)
+        other.scores = {model: ModelScores.read(scores)}
+        return other
 
     def has(self, name: str) -> bool:
         return name in self.sources.present

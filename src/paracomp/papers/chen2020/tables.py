@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from paracomp.arguments import seeded_values
 from paracomp.eval import bootstrap
 from paracomp.papers.chen2020.score_data import (
     NEWS_POOL,
@@ -39,7 +40,7 @@ from paracomp.papers.chen2020.sentences import DOMAINS
 from paracomp.papers.chen2020.snli import PAPER_COUNTS, direction_table
 from paracomp.papers.chen2020.specificity import length_normalised, spearman
 from paracomp.registry import printed_table
-from paracomp.tables.build import Cell
+from paracomp.tables.build import Cell, cells_over_seeds
 from paracomp.tables.custom import render_custom
 from paracomp.tables.printed import PrintedTable
 from paracomp.tables.write import write_cell_replicates, write_outputs
@@ -239,11 +240,9 @@ class _Pair:
 
 
 def table7(data: Data, printed: PrintedTable) -> dict[tuple[str, str], Cell]:
-    models = {"with_prior": "wlo", "without_prior": "wlo_noprior"}
     cells = {}
     for column in printed.columns:
-        which, metric = column.rsplit("_", 1)
-        model = models[which]
+        model, metric = cell_model("table7", ("wlo", column)), column.rsplit("_", 1)[1]
         why = data.missing("news_train", "news_test")
         if model not in data.scores:
             cells["wlo", column] = Cell(None, "", f"model {model!r} is not configured")
@@ -289,6 +288,48 @@ BUILDERS = {
     "table7": table7,
     "table8": table8,
 }
+
+
+TABLE7_MODELS = {"with_prior": "wlo", "without_prior": "wlo_noprior"}
+"""Table 7's column groups and the runs they read."""
+
+
+def cell_model(table: str, key: tuple[str, str]) -> str:
+    """The model whose scores cell ``key`` (row, column) of ``table`` reads."""
+    if table == "table7":
+        return TABLE7_MODELS[key[1].rsplit("_", 1)[0]]
+    return ROW_MODEL.get(key[0], key[0])
+
+
+def seed_paths(items: list[str]) -> dict[str, dict[int, Path]]:
+    """``--seed-scores MODEL:SEED=PARQUET`` as model -> seed -> its scores."""
+    found = seeded_values(items, "--seed-scores")
+    return {m: {s: Path(p) for s, p in by_seed.items()} for m, by_seed in found.items()}
+
+
+def over_seeds(
+    table: str,
+    data: Data,
+    printed: PrintedTable,
+    cells: dict[tuple[str, str], Cell],
+    seeds: Mapping[str, Mapping[int, Path]],
+) -> dict[tuple[str, str], Cell]:
+    """``cells`` with each cell of a model of ``seeds`` (model -> seed -> its scores, every
+    seed) the mean over its seeds' cells, ± over seeds and test sentences."""
+    each = {
+        model: {s: BUILDERS[table](data.alone(model, p), printed) for s, p in by_seed.items()}
+        for model, by_seed in seeds.items()
+    }
+    return cells_over_seeds("chen2020", cells, partial(cell_model, table), each, 100.0)
+
+
+def seeds_line(seeds: Mapping[str, Mapping[int, Path]]) -> str:
+    """The markdown's line on the models over seeds."""
+    models = ", ".join(f"`{m}` ({', '.join(map(str, found))})" for m, found in seeds.items())
+    return (
+        f"Over seeds (each seed's run trained at the run's selected grid point; the cell the "
+        f"mean, ± over seeds and test sentences, `sd` in the compare file): {models}."
+    )
 
 
 def _epochs(setting: Mapping[str, Any]) -> str:
@@ -429,8 +470,10 @@ def write_score_table(
     scores: Mapping[str, Path],
     setting: Mapping[str, Any],
     out: Path,
+    seeds: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> None:
-    """Build ``table`` (one of :data:`BUILDERS`) and write its three files."""
+    """Build ``table`` (one of :data:`BUILDERS`) and write its three files; ``seeds``: model
+    -> seed -> its scores, for the models over seed replicates."""
     printed = printed_table("chen2020", table)
     data = Data(sentences, scores)
     initial = table in INITIAL_TABLES and INITIAL in data.scores
@@ -438,6 +481,9 @@ def write_score_table(
         printed = with_initial(printed, setting["init"]["embeddings"])
     cells = BUILDERS[table](data, printed)
     extra = []
+    if seeds:
+        cells = over_seeds(table, data, printed, cells, seeds)
+        extra.append(seeds_line(seeds))
     if initial:
         cells, line = below_initial(cells, printed.columns)
         extra.append(line)

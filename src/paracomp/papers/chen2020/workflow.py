@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from paracomp.errors import ConfigError
+from paracomp.train.replicates import SUFFIX
 
 BIBLE_PAIRS = "resources/corpus/bible-kjv-web.parquet"
 """English–English KJV–WEB verse pairs (papers.chen2020.corpus)."""
@@ -71,7 +72,8 @@ class Inputs:
     ``sts``: the STS Benchmark set artefact, if some source provides it; ``paranmt``: the
     fetched ParaNMT folder, if some source provides it; ``tokenizer``, ``lowercase``: the
     evaluation's; ``init_missing``: why the configured initial vectors cannot be built here
-    (the runs then start from random rows, the paper's)."""
+    (the runs then start from random rows, the paper's); ``replicates``: run -> seed -> its
+    replicate run (``replicates``, paracomp.train.replicates; the tables combine the seeds)."""
 
     block: Mapping[str, Any]
     folders: Mapping[str, str | None]
@@ -81,6 +83,7 @@ class Inputs:
     tokenizer: str
     lowercase: bool
     init_missing: str | None = None
+    replicates: Mapping[str, Mapping[int, str]] = field(default_factory=dict)
 
     # -- data ---------------------------------------------------------------------------
 
@@ -134,8 +137,19 @@ class Inputs:
         rows."""
         runs = list(self.block["runs"])
         initial = [INITIAL] if self.init() else []
-        derived = [m for m, (run, _) in DERIVED.items() if run in runs]
+        derived = [s for m, (run, _) in DERIVED.items() if run in runs for s in self._each(m)]
         return [*BASELINES, *initial, *runs, *derived]
+
+    def seeds(self, model: str) -> dict[int, str]:
+        """Seed -> the scorer of ``model``'s replicate with that seed (every seed, its own
+        too: the model itself); empty for a model of one seed. A derived model's replicates
+        are its run's (``wordsum_seed2`` from ``wordavg_seed2``)."""
+        run = DERIVED[model][0] if model in DERIVED else model
+        return {s: model + name[len(run) :] for s, name in self.replicates.get(run, {}).items()}
+
+    def _each(self, model: str) -> list[str]:
+        """``model`` and its replicates' scorers."""
+        return [model, *(m for m in self.seeds(model).values() if m != model)]
 
     # -- initial word rows ----------------------------------------------------------------
 
@@ -175,6 +189,9 @@ class Inputs:
             return BASELINES[model], None
         if model in DERIVED:
             return DERIVED[model][1], DERIVED[model][0]
+        base, suffix, seed = model.rpartition(SUFFIX)
+        if suffix and base in DERIVED:  # a derived model's replicate
+            return DERIVED[base][1], f"{DERIVED[base][0]}{SUFFIX}{seed}"
         return "run", model
 
     def score_inputs(self, wildcards) -> dict[str, Any]:
@@ -223,8 +240,19 @@ class Inputs:
         return [m for m in TABLE_MODELS.get(table, []) if m in self.models()]
 
     def table_inputs(self, wildcards) -> list[str]:
-        scores = [f"{SCORES}/{m}.parquet" for m in self.table_models(wildcards.score_table)]
+        models = self.table_models(wildcards.score_table)
+        scores = [f"{SCORES}/{s}.parquet" for m in models for s in self._each(m)]
         return [SENTENCES, *scores]
+
+    def table_seed_args(self, wildcards) -> str:
+        """`` --seed-scores model:seed=path …`` of the table's models over seeds ('' if
+        none)."""
+        found = [
+            f"{m}:{seed}={SCORES}/{scorer}.parquet"
+            for m in self.table_models(wildcards.score_table)
+            for seed, scorer in self.seeds(m).items()
+        ]
+        return " --seed-scores " + " ".join(found) if found else ""
 
     def table_scores(self, wildcards) -> list[str]:
         """``model=path`` of the scores a table reads."""

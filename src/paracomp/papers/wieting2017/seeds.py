@@ -16,7 +16,7 @@ from paracomp.errors import ConfigError
 from paracomp.eval import bootstrap
 from paracomp.papers.wieting2017.transfer import PointScores
 from paracomp.papers.wieting2017.workflow import TABLE_RUNS
-from paracomp.tables.build import Cell, over_seeds
+from paracomp.tables.build import Cell, cells_over_seeds
 from paracomp.tables.printed import PrintedTable
 
 Runs = Mapping[str, list[PointScores]]
@@ -53,16 +53,15 @@ def seeded_cells(
 ) -> dict[tuple[str, str], Cell]:
     """``cells`` (of one seed) with the cells of every run of ``seeds`` (run -> seed -> its
     points, every seed) over its seeds, each seed's made by ``build``."""
-    out = dict(cells)
-    for run, by_seed in seeds.items():
-        keys = [key for key in cells if run_of(table, key) == run]
-        if not keys:
-            continue
-        each = {seed: build({run: points}, printed, resampler) for seed, points in by_seed.items()}
-        for key in keys:
-            per = {seed: found[key] for seed, found in each.items()}
-            out[key] = _noted(over_seeds(f"wieting2017/{run}", per, scale=100.0), per)
-    return out
+    read = {run_of(table, key) for key in cells}
+    each = {
+        run: {seed: build({run: points}, printed, resampler) for seed, points in by_seed.items()}
+        for run, by_seed in seeds.items()
+        if run in read
+    }
+    return cells_over_seeds(
+        "wieting2017", cells, lambda key: run_of(table, key), each, 100.0, _noted
+    )
 
 
 def _noted(cell: Cell, per: Mapping[int, Cell]) -> Cell:
