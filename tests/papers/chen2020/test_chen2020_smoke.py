@@ -17,7 +17,8 @@ from paracomp.train.tasks import train_pairs
 SETTING = (
     '{"corpus": "400 KJV-WEB verses", "max_tokens": 30, "train_pairs": null, "epochs": 1,'
     ' "tuning": {"set": "stsbenchmark", "subset": "stsb", "split": "dev", "epochs": 1},'
-    ' "news_train": "without-test", "vectors": "none", "init": null, "init_missing": null,'
+    ' "news_train": "without-test", "vectors": "none", "frequencies": "training", "init": null,'
+    ' "init_missing": null,'
     ' "runs": {}, "grids": {}, "note": ""}'
 )
 

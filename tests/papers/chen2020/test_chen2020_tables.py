@@ -507,3 +507,18 @@ def test_setting_names_the_kept_weights():
     said = "8 epochs, each run's weights at its best stsb dev r of 4 evaluations an epoch"
     assert said in setting_lines(kept)[0]
     assert said in row_notes(kept)["wlo"] and said in row_notes(kept)["wordavg"]
+
+
+@pytest.mark.parametrize("settings", ["default", "published"])
+def test_the_workflows_setting_is_what_the_table_command_reads(settings):
+    """Every key the workflow passes as ``--setting`` is one the table command knows."""
+    import json
+
+    from paracomp.papers.chen2020.cli import _setting
+    from paracomp.papers.chen2020.workflow import Inputs
+    from paracomp.registry import paper_settings
+
+    inputs = Inputs(paper_settings("chen2020", settings), {}, {}, None, None, "moses", True)
+    setting = inputs.setting("a note")
+    assert _setting(json.dumps(setting)) == setting
+    assert setting["frequencies"] == ("glove-6b-50d" if settings == "default" else "training")

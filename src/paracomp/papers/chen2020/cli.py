@@ -29,8 +29,9 @@ def _setting(text: str) -> dict[str, Any]:
     from paracomp.settings import load, obj, parse, pick
 
     path = schema_path("chen2020")
-    keys = ["max_tokens", "train_pairs", "epochs", "tuning", "news_train", "vectors", "init"]
-    properties = pick(load(path), [*keys, "runs", "grids"])["properties"]
+    keys = ["max_tokens", "train_pairs", "epochs", "tuning", "news_train", "vectors"]
+    keys += ["frequencies", "init", "runs", "grids"]
+    properties = pick(load(path), keys)["properties"]
     text_ = {"type": "string"}
     properties |= {"corpus": text_, "init_missing": {"type": ["string", "null"]}, "note": text_}
     return parse(text, obj(properties, tuple(properties)), "chen2020 table --setting", path)
