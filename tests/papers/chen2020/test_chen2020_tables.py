@@ -309,7 +309,7 @@ def test_table7_and_table8(tmp_path):
     assert "not configured" in compare.loc[("wordavg", "stsb"), "note"]
 
 
-def test_cells_over_seed_replicates(tmp_path):
+def test_cells_over_seed_replicates(tmp_path, capsys):
     """A model's cells over its seeds (``seeds``: every seed's scores): the mean, their sd, a
     seed that collapsed left out and named; the other models' cells are their own."""
     sentences = _sentences(tmp_path, _news_rows(), ["news_test", "news_train", "twitter"])
@@ -340,6 +340,20 @@ def test_cells_over_seed_replicates(tmp_path):
     assert compare.loc[("wlo", "with_prior_acc"), "ours"] == 75.0
     assert compare.loc[("wlo", "without_prior_acc"), "ours"] == 75.0
     assert pd.isna(compare.loc[("wlo", "without_prior_acc"), "sd"])  # one seed: its own
+    # the command line: --seed-scores MODEL:SEED=PARQUET, a malformed one refused in one line
+    import json
+
+    from paracomp.cli import main
+
+    args = ["chen2020", "table", "table8", "--sentences", str(sentences), "--setting"]
+    args += [json.dumps({**SETTING, "frequencies": "training", "init": None,
+                         "init_missing": None, "note": ""})]  # fmt: skip
+    args += ["--scores", *(f"{m}={p}" for m, p in scores.items()), "--seed-scores"]
+    seeded = [f"wlo:{s}={p}" for s, p in seeds["wlo"].items()]
+    assert main([*args, *seeded, "--out", str(tmp_path / "cli.csv")]) == 0
+    assert _read(tmp_path / "cli.csv").loc[("wlo", "stsb"), "ours"] == 60.0
+    assert main([*args, f"wlo={seeds['wlo'][1]}", "--out", str(tmp_path / "bad.csv")]) != 0
+    assert "--seed-scores: expected NAME:SEED=VALUE, got wlo=" in capsys.readouterr().err
 
 
 def test_news_and_spearman_cells_have_paired_intervals(tmp_path):
