@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from pathlib import Path
 
 from paracomp.errors import ConfigError
 
@@ -23,14 +24,21 @@ def key_value_pairs(items: Sequence[str] | None) -> list[tuple[str, str]]:
     return [(key, value) for key, _, value in (item.partition("=") for item in items or [])]
 
 
-def seeded_values(items: Sequence[str] | None, option: str) -> dict[str, dict[int, str]]:
-    """``NAME:SEED=VALUE`` arguments of ``option`` as name -> seed -> value."""
-    found: dict[str, dict[int, str]] = {}
+def seed_key(key: str, value: str, option: str, form: str = "NAME:SEED=VALUE") -> tuple[str, int]:
+    """The name and seed of a ``NAME:SEED=VALUE`` argument of ``option`` (``key`` its part
+    before ``=``); a malformed one is one line naming ``option`` and the ``form`` expected."""
+    name, _, seed = key.rpartition(":")
+    if not name or not seed.lstrip("-").isdigit():
+        raise ConfigError(f"{option}: expected {form}, got {key}={value}")
+    return name, int(seed)
+
+
+def seeded_paths(items: Sequence[str] | None, option: str) -> dict[str, dict[int, Path]]:
+    """``NAME:SEED=PATH`` arguments of ``option`` as name -> seed -> path."""
+    found: dict[str, dict[int, Path]] = {}
     for key, value in key_value_pairs(items):
-        name, _, seed = key.rpartition(":")
-        if not name or not seed.lstrip("-").isdigit():
-            raise ConfigError(f"{option}: expected NAME:SEED=VALUE, got {key}={value}")
-        found.setdefault(name, {})[int(seed)] = value
+        name, seed = seed_key(key, value, option)
+        found.setdefault(name, {})[seed] = Path(value)
     return found
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 
 def _table(args: argparse.Namespace) -> None:
-    from paracomp.arguments import key_values
+    from paracomp.arguments import key_values, seeded_paths
     from paracomp.registry import printed_table, row_refs
     from paracomp.settings import TABLE_SCHEMA, parse, ref
     from paracomp.tables.write import write_table
@@ -26,16 +26,8 @@ def _table(args: argparse.Namespace) -> None:
         {k: Path(v) for k, v in key_values(args.eval).items()},
         Path(args.out),
         stats,
-        _seed_dirs(args.replicate),
+        seeded_paths(args.replicate, "--replicate"),
     )
-
-
-def _seed_dirs(items: list[str]) -> dict[str, dict[int, Path]]:
-    """``MODEL:SEED=DIR`` arguments as model -> seed -> folder."""
-    from paracomp.arguments import seeded_values
-
-    found = seeded_values(items, "--replicate")
-    return {m: {s: Path(d) for s, d in by_seed.items()} for m, by_seed in found.items()}
 
 
 def _findings(args: argparse.Namespace) -> None:

@@ -137,11 +137,12 @@ def _scores(args: argparse.Namespace) -> None:
 
 
 def _table(args: argparse.Namespace) -> None:
-    from paracomp.papers.chen2020.tables import seed_paths, write_score_table
+    from paracomp.arguments import seeded_paths
+    from paracomp.papers.chen2020.tables import write_score_table
 
     scores = {k: Path(v) for k, v in key_values(args.scores).items()}
     setting = _setting(args.setting)
-    seeds = seed_paths(args.seed_scores)
+    seeds = seeded_paths(args.seed_scores, "--seed-scores")
     write_score_table(args.table, Path(args.sentences), scores, setting, Path(args.out), seeds)
 
 

@@ -9,8 +9,8 @@ a Gaussian composer's output, the norm of a deterministic composer's. Kinds (:da
 - ``run_sum``: a run's word rows composed by ``sum`` (WORDSUM from WORDAVG's rows);
 - ``majority`` (a constant), ``length`` (tokens), ``wordfreq_sum`` / ``wordfreq_avg`` (sum or
   mean frequency rank, counted in the training pairs, both sides, or read from a vocabulary in
-  frequency order; 1 = most frequent, unseen words last), ``vectors_sum`` / ``vectors_avg`` (norm of the sum or mean of pretrained vectors,
-  e.g. GloVe, or the runs' initial vectors, the untrained baseline; words without a vector
+  frequency order; 1 = most frequent, unseen words last), ``vectors_sum`` / ``vectors_avg``
+  (norm of the sum or mean of pretrained vectors, e.g. GloVe, or the runs' initial vectors, the untrained baseline; words without a vector
   skipped).
 
 ``sts`` (the STS Benchmark) scores runs and vectors (averaged) on its test pairs (Table 8).
@@ -138,7 +138,7 @@ def score_model(
         scores = token_lengths(tokens).astype(np.float64)
     elif kind.startswith("wordfreq"):
         if (pairs is None) == (order is None):
-            raise ConfigError(f"--kind {kind}: give --pairs or --frequency-order, not both")
+            raise ConfigError(f"--kind {kind}: give one of --pairs and --frequency-order")
         if order is not None:
             ranks = order_ranks(
                 artefacts.read(order, ["word"], ["word"]).column("word").to_pylist()

@@ -23,7 +23,6 @@ from typing import Any
 
 import numpy as np
 
-from paracomp.arguments import seeded_values
 from paracomp.eval import bootstrap
 from paracomp.papers.chen2020.score_data import (
     NEWS_POOL,
@@ -299,12 +298,6 @@ def cell_model(table: str, key: tuple[str, str]) -> str:
     if table == "table7":
         return TABLE7_MODELS[key[1].rsplit("_", 1)[0]]
     return ROW_MODEL.get(key[0], key[0])
-
-
-def seed_paths(items: list[str]) -> dict[str, dict[int, Path]]:
-    """``--seed-scores MODEL:SEED=PARQUET`` as model -> seed -> its scores."""
-    found = seeded_values(items, "--seed-scores")
-    return {m: {s: Path(p) for s, p in by_seed.items()} for m, by_seed in found.items()}
 
 
 def over_seeds(

@@ -203,7 +203,7 @@ class Inputs:
             if self.sts:
                 inputs["sts"] = self.sts
         elif kind.startswith("wordfreq"):
-            inputs["frequencies"] = self.frequencies()
+            inputs["frequencies"] = self.frequencies()[1]
         elif wildcards.scorer == INITIAL:
             inputs["vectors"] = INIT.format(layout="vectors")
             if self.sts:
@@ -222,17 +222,19 @@ class Inputs:
         elif wildcards.scorer == INITIAL:
             args.extend([f"--vectors {INIT.format(layout='vectors')}", sts])
         elif kind.startswith("wordfreq"):
-            option = "--pairs" if self.block["frequencies"] == "training" else "--frequency-order"
-            args.append(f"{option} {self.frequencies()}")
+            args.append(" ".join(self.frequencies()))
         elif kind.startswith("vectors"):
             args.append(f"--vectors resources/embeddings/{self.block['vectors']}.parquet")
         return " ".join(a for a in args if a)
 
-    def frequencies(self) -> str:
-        """The Word Freq. rows' source (papers.chen2020.frequencies): the training pairs, or
-        the embeddings whose row order ranks the words."""
+    def frequencies(self) -> tuple[str, str]:
+        """The Word Freq. rows' source (papers.chen2020.frequencies) as the scores command's
+        option and path: the training pairs, or the embeddings whose row order ranks the
+        words."""
         name = self.block["frequencies"]
-        return TRAIN if name == "training" else f"resources/embeddings/{name}.parquet"
+        if name == "training":
+            return "--pairs", TRAIN
+        return "--frequency-order", f"resources/embeddings/{name}.parquet"
 
     # -- tables -------------------------------------------------------------------------
 

@@ -11,8 +11,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from paracomp.arguments import key_value_pairs
-from paracomp.errors import ConfigError
+from paracomp.arguments import key_value_pairs, seed_key
 from paracomp.eval import bootstrap
 from paracomp.papers.wieting2017.transfer import PointScores
 from paracomp.papers.wieting2017.workflow import TABLE_RUNS
@@ -28,12 +27,8 @@ def load_seed_points(items: Sequence[str]) -> dict[str, dict[int, list[PointScor
     """``RUN:SEED=FOLDER`` arguments -> run -> seed -> its scored points."""
     found: dict[str, dict[int, list[PointScores]]] = {}
     for key, folder in key_value_pairs(items):
-        run, _, seed = key.rpartition(":")
-        if not run or not seed.lstrip("-").isdigit():
-            raise ConfigError(f"--seed-points: expected RUN:SEED=FOLDER, got {key}={folder}")
-        found.setdefault(run, {}).setdefault(int(seed), []).append(
-            PointScores.load(run, Path(folder))
-        )
+        run, seed = seed_key(key, folder, "--seed-points", "RUN:SEED=FOLDER")
+        found.setdefault(run, {}).setdefault(seed, []).append(PointScores.load(run, Path(folder)))
     return found
 
 
