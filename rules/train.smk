@@ -1,92 +1,10 @@
-# Training of any paper with a tuning grid (`papers.<paper>`: tuning, epochs, grids, runs):
-# one job per grid point (with `training.stack_grid`, one job per stack of points, see
-# paracomp.train.stacks, whose point records a local copy job hands to the selection), the
-# selection per run, the final runs and the tuning report.
+# Training of any paper with a tuning grid (`papers.<paper>`: tuning, epochs, grids, runs): the
+# selection per run among its grid points' records (each point a job of the rule family of
+# rules/points.smk), the final runs and the tuning report.
 # Resources come from config `training` (threads, gpu, mem_mb, runtime), so the same rules ask
 # SLURM for GPUs on a cluster and run on CPU on a laptop. A paper's rules file registers the
 # artefacts its runs' `data` names and their initial word rows (Registration.run_data,
 # .tuning_data and .run_init, rules/common.smk).
-
-
-rule tune_point:
-    input:
-        unpack(tune_inputs),
-    output:
-        "results/{paper}/tuning/{run}/{point}.json",
-    log:
-        "logs/tune_point/{paper}/{run}/{point}.log",
-    benchmark:
-        "benchmarks/snakemake/tune_point/{paper}/{run}/{point}.tsv"
-    params:
-        base=tune_params,
-        point=tuning_point_json,
-        tuning=tuning_args,
-        trainer=scored_trainer_args,
-        device=TRAIN["device"],
-    threads: TRAIN["threads"]
-    resources:
-        gpu=TRAIN["gpu"],
-        mem_mb=TRAIN["mem_mb"],
-        runtime=TRAIN["runtime"],
-    conda:
-        "../envs/paracomp.yaml"
-    shell:
-        "paracomp train --pairs {input.pairs:q} --params {params.base:q} --point {params.point:q}"
-        " --out results/{wildcards.paper}/tuning/{wildcards.run}/{wildcards.point}"
-        " --record {output:q} --tune-set {input.tuning:q} {params.tuning} {params.trainer}"
-        " --threads {threads} --device {params.device} > {log} 2>&1"
-
-
-if STACKING:
-
-    ruleorder: stack_point > tune_point
-
-    rule tune_stack:
-        wildcard_constraints:
-            paper="|".join(STACKING),
-        input:
-            unpack(tune_inputs),
-        output:
-            directory("results/{paper}/tuning/{run}/stack{stack}/records"),
-        log:
-            "logs/tune_stack/{paper}/{run}/stack{stack}.log",
-        benchmark:
-            "benchmarks/snakemake/tune_stack/{paper}/{run}/stack{stack}.tsv"
-        params:
-            base=tune_params,
-            points=stack_points,
-            tuning=tuning_args,
-            device=TRAIN["device"],
-        threads: TRAIN["threads"]
-        resources:
-            gpu=TRAIN["gpu"],
-            mem_mb=TRAIN["mem_mb"],
-            runtime=TRAIN["runtime"],
-        conda:
-            "../envs/paracomp.yaml"
-        shell:
-            "paracomp train-stack --pairs {input.pairs:q} --params {params.base:q}"
-            " --points {params.points:q} --runs results/{wildcards.paper}/tuning/{wildcards.run}"
-            " --out results/{wildcards.paper}/tuning/{wildcards.run}/stack{wildcards.stack}"
-            " --records {output:q} --tune-set {input.tuning:q} {params.tuning}"
-            " --threads {threads} --device {params.device} > {log} 2>&1"
-
-    rule stack_point:
-        wildcard_constraints:
-            paper="|".join(STACKING),
-        input:
-            stack_records_of_point,
-        output:
-            "results/{paper}/tuning/{run}/{point}.json",
-        log:
-            "logs/stack_point/{paper}/{run}/{point}.log",
-        benchmark:
-            "benchmarks/snakemake/stack_point/{paper}/{run}/{point}.tsv"
-        localrule: True
-        conda:
-            "../envs/paracomp.yaml"
-        shell:
-            "cp {input:q}/{wildcards.point}.json {output:q} 2> {log}"
 
 
 rule select_point:
@@ -153,8 +71,7 @@ rule train_model:
         "benchmarks/snakemake/train_model/{paper}/{run}.tsv"
     params:
         base=final_params,
-        tuning=tuning_args,
-        trainer=scored_trainer_args,
+        trainer=trainer_args,
         device=TRAIN["device"],
     threads: TRAIN["threads"]
     resources:
@@ -166,5 +83,5 @@ rule train_model:
     shell:
         "paracomp train --pairs {input.pairs:q} --params {params.base:q}"
         " --selected {input.selected:q} --out results/{wildcards.paper}/runs/{wildcards.run}"
-        " --record {output.record:q} --tune-set {input.tuning:q} {params.tuning} {params.trainer}"
-        " --threads {threads} --device {params.device} > {log} 2>&1"
+        " --record {output.record:q} {params.trainer} --threads {threads}"
+        " --device {params.device} > {log} 2>&1"

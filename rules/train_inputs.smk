@@ -1,26 +1,9 @@
 # The input and params functions of rules/train.smk and rules/points.smk: a paper's generic
-# runs, their tuning grids and stacks, and the scored grid points a paper registers
+# runs, their tuning grids and stacks, and every paper's grid points, tuned or scored
 # (paracomp.workflow.runs).
-import json
 import shlex
 
 from paracomp.train.grid import TRAINER_INPUTS, point_folder
-
-
-def run_init(wildcards) -> dict:
-    return RUNS.init(wildcards.paper, wildcards.run)
-
-
-def tune_inputs(wildcards) -> dict:
-    return RUNS.tune_inputs(wildcards.paper, wildcards.run)
-
-
-def tune_params(wildcards) -> str:
-    return RUNS.tune_params(wildcards.paper, wildcards.run)
-
-
-def tuning_point_json(wildcards) -> str:
-    return RUNS.tuning_point(wildcards.paper, wildcards.run, int(wildcards.point))
 
 
 def tuning_args(wildcards) -> str:
@@ -29,6 +12,40 @@ def tuning_args(wildcards) -> str:
         f"--tune-subset {tuning['subset']} --tune-split {tuning['split']}"
         f" --tokenizer {EVAL['tokenizer']} {lowercase_flag()}"
     )
+
+
+def trainer_args(wildcards, input) -> str:
+    """``--init``/``--constraints`` of the inputs the trainer reads, and ``--tune-set`` with
+    its options where the job is scored on the paper's tuning set (a tuned run's)."""
+    names = [n for n in TRAINER_INPUTS if n in input.keys()]
+    args = [f"--{n} {shlex.quote(str(getattr(input, n)))}" for n in names]
+    if "tuning" in input.keys():
+        args.append(f"--tune-set {shlex.quote(str(input.tuning))} {tuning_args(wildcards)}")
+    return " ".join(args)
+
+
+def point_inputs(wildcards) -> dict:
+    return RUNS.point_inputs(wildcards.paper, wildcards.run)
+
+
+def point_settings(wildcards) -> str:
+    return RUNS.point_settings(wildcards.paper, wildcards.run)
+
+
+def point_json(wildcards) -> str:
+    return RUNS.point(wildcards.paper, wildcards.run, int(wildcards.point))
+
+
+def point_folder_of(wildcards) -> str:
+    return point_folder(wildcards.paper, wildcards.run, wildcards.point)
+
+
+def point_record(wildcards) -> str:
+    return RUNS.point_record(wildcards.paper, wildcards.run, int(wildcards.point))
+
+
+def point_score(wildcards) -> str:
+    return RUNS.point_score(wildcards.paper, wildcards.run, int(wildcards.point))
 
 
 def tuning_records(wildcards) -> list[str]:
@@ -57,32 +74,3 @@ def tuning_reports(wildcards) -> list[str]:
 
 def tuning_report_inputs(wildcards) -> list[str]:
     return [path.split("=", 1)[1] for path in tuning_reports(wildcards)]
-
-
-scored_runs = RUNS.scored_runs
-
-
-def scored_inputs(wildcards) -> dict:
-    return RUNS.scored_grid(wildcards.paper).point_inputs(wildcards.scored_run)
-
-
-def scored_settings(wildcards) -> str:
-    return json.dumps(RUNS.scored_grid(wildcards.paper).point_settings(wildcards.scored_run))
-
-
-def scored_point(wildcards) -> str:
-    return RUNS.scored_point(wildcards.paper, wildcards.scored_run, int(wildcards.point))
-
-
-def scored_folder(wildcards) -> str:
-    return point_folder(wildcards.paper, wildcards.scored_run, wildcards.point)
-
-
-def scored_trainer_args(wildcards, input) -> str:
-    """``--init``/``--constraints`` of the inputs the trainer reads."""
-    names = [n for n in TRAINER_INPUTS if n in input.keys()]
-    return " ".join(f"--{n} {shlex.quote(str(getattr(input, n)))}" for n in names)
-
-
-def scored_command(wildcards) -> str:
-    return RUNS.scored_command(wildcards.paper, wildcards.scored_run, int(wildcards.point))

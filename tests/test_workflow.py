@@ -65,7 +65,8 @@ def test_paper_config_dry_run_shows_the_full_paper_dag(tmp_path):
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
     # 3 J_bi runs x 36 grid points (3 batch x 3 margins x 4 k; no lambda: the reference form
     # has no L2) + 3 J_pa runs x 180 (3 batch x 2 samplers x 2 distances x 3 margins x 5 lambdas)
-    assert jobs["tune_point"] == "648" and jobs["train_model"] == "6"
+    tuned = re.findall(r"output: results/elgohary2016/points/\w+/\d+/record\.json", out)
+    assert len(tuned) == 648 and jobs["train_model"] == "6"
     # Europarl's phrase table as scatter-gather jobs: 1,965,734 pairs / 25,000 per shard
     assert jobs["phrase_shard"] == jobs["phrase_merge"] == jobs["phrase_score"] == "79"
     assert jobs["phrase_vocab"] == jobs["phrase_words"] == jobs["phrase_table"] == "1"
@@ -360,8 +361,9 @@ def test_stacked_grid_dry_run_has_one_tuning_job_per_stack(tmp_path):
     out = snakemake(tmp_path, "-n", "-p", "results/table3.csv", "--configfile", *configs).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
     # 6 tuned runs x 3 batch sizes; 3 x 36 J_bi and 3 x 180 J_pa points
-    assert jobs["tune_stack"] == "18" and jobs["stack_point"] == "648"
-    assert "tune_point" not in jobs and jobs["select_point"] == "6"
+    assert jobs["point_stack"] == "18" and jobs["stacked_point"] == "648"
+    unstacked = r"^rule point:\n(?:    .*\n)*?    output: results/elgohary2016/"
+    assert not re.search(unstacked, out, flags=re.MULTILINE) and jobs["select_point"] == "6"
     assert "paracomp train-stack" in out and "--device cuda" in out
 
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from paracomp.data.catalog import load
+from paracomp.errors import ConfigError
 from paracomp.papers import PAPERS
 from paracomp.registration import Registration, Registrations
 from paracomp.registry import paper_settings
@@ -137,11 +138,61 @@ def test_runs_settings_grids_and_inputs(runs: Runs) -> None:
         "selected": f"results/{PAPER}/tuning/biphr_jbi.selected.json",
         "tuning": "resources/sets/stsbenchmark.parquet",
     }
-    assert json.loads(runs.tuning_point(PAPER, "mono_jbi", 3))["k"] == 10
+    assert json.loads(runs.point(PAPER, "mono_jbi", 3))["k"] == 10
     assert runs.tuning_records(PAPER, "bisent_jbi")[-1] == (
-        f"results/{PAPER}/tuning/bisent_jbi/3.json"
+        f"results/{PAPER}/points/bisent_jbi/3/record.json"
     )
     assert "biphr_jbi_1m" not in runs.tuned_runs(PAPER) and "biphr_jbi" in runs.tuned_runs(PAPER)
+
+
+class _Scored:
+    """A scored grid of one run, ``run`` (paracomp.train.grid.ScoredGrid), of two points."""
+
+    def __init__(self, run: str):
+        self.run = run
+
+    def point_runs(self) -> list[str]:
+        return [self.run]
+
+    def point_grid(self, run: str) -> list[dict]:
+        return [{"lr": 0.1}, {"lr": 0.01}]
+
+    def point_settings(self, run: str) -> dict:
+        return {"objective": "paraphrase", "epochs": 2}
+
+    def point_replicates(self, run: str) -> None:
+        return None
+
+    def point_inputs(self, run: str) -> dict:
+        return {"pairs": "full.parquet", "sets": "scored-sets"}
+
+    def point_score(self, run: str, point: int, folder: str) -> str:
+        return f"paracomp score --run {folder}"
+
+
+def test_one_point_rule_serves_tuned_and_scored_runs(runs: Runs) -> None:
+    """A tuned run's point trains on the tuning data and keeps the trainer's record (its
+    tuning-set r); a scored run's point trains on the full data, writes train.json and is
+    scored by the paper's command."""
+    block = paper_settings(PAPER, "default", None)
+    found = registrations(tuning_data=lambda data: f"tuning/{data}.parquet", points=_Scored("ext"))
+    both = Runs({PAPER: block}, TRAINING, found)
+    assert {"ext", "mono_jbi"} <= set(both.point_runs())
+    assert both.point_inputs(PAPER, "mono_jbi")["pairs"] == "tuning/mono.parquet"
+    assert json.loads(both.point_settings(PAPER, "mono_jbi"))["epochs"] == block["tuning"]["epochs"]
+    folder = f"results/{PAPER}/points/mono_jbi/3"
+    assert both.point_record(PAPER, "mono_jbi", 3) == f"{folder}/record.json"
+    assert both.point_score(PAPER, "mono_jbi", 3) == ""
+    assert both.point_inputs(PAPER, "ext") == {"pairs": "full.parquet", "sets": "scored-sets"}
+    assert json.loads(both.point(PAPER, "ext", 1)) == {"lr": 0.01}
+    assert json.loads(both.point_settings(PAPER, "ext"))["epochs"] == 2
+    assert both.point_record(PAPER, "ext", 1) == f"results/{PAPER}/points/ext/1/train.json"
+    assert both.point_score(PAPER, "ext", 1) == (
+        f"&& paracomp score --run results/{PAPER}/points/ext/1"
+    )
+    clash = Runs({PAPER: block}, TRAINING, registrations(points=_Scored("mono_jbi")))
+    with pytest.raises(ConfigError, match=r"\['mono_jbi'\] are both generic runs"):
+        clash.point_runs()
 
 
 def test_stacks_cover_the_grid(runs: Runs) -> None:

@@ -1,7 +1,7 @@
 # Chen & Gimpel 2020: the training corpus (papers.chen2020.corpus: by default the shared KJV-WEB
 # Bible pairs of rules/corpus.smk, english_bible_pairs; ParaNMT upstream in
-# config/published.yaml), its training and tuning subsets, the runs (generic rules/train.smk:
-# tune_point, select_point, train_model), the sentences and scores of every model and
+# config/published.yaml), its training and tuning subsets, the runs (generic rules/points.smk and
+# rules/train.smk: point, select_point, train_model), the sentences and scores of every model and
 # baseline, and Tables 1-8 (all built here: registered as custom tables).
 from paracomp.papers.chen2020.workflow import (
     INIT as CHEN2020_INIT,

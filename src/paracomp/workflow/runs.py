@@ -1,6 +1,8 @@
 """The papers' generic runs (config ``papers.<paper>.runs``): their settings, tuning grids and
-stacks, the inputs of tuning and final training (``rules/train.smk``), and the scored grid
-points a paper registers (``rules/points.smk``)."""
+stacks, their final training (``rules/train.smk``), and every paper's grid points, which one
+rule family trains (``rules/points.smk``): a tuned run's points, trained on the tuning data and
+scored on the tuning set by the trainer itself, and the scored runs' points a paper
+registers, trained on the run's full data and scored by the paper's command."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from paracomp.errors import named
+from paracomp.errors import ConfigError, named
 from paracomp.registration import Registrations
 from paracomp.run_config import validate as check_run_settings
 from paracomp.train.grid import grid_plausibility, grid_points, point_folder
@@ -103,14 +105,10 @@ class Runs:
     def tune_params(self, paper: str, run: str) -> str:
         return json.dumps(self.run_params(paper, run, self.tuning_of(paper)["epochs"]))
 
-    def tuning_point(self, paper: str, run: str, point: int) -> str:
-        """A tuning grid point's settings, as JSON."""
-        return json.dumps(self.grid_of(paper, run)[point])
-
     def tuning_records(self, paper: str, run: str) -> list[str]:
         """The records of every tuning grid point of a run."""
         points = range(len(self.grid_of(paper, run)))
-        return [f"results/{paper}/tuning/{run}/{p}.json" for p in points]
+        return [f"{point_folder(paper, run, p)}/record.json" for p in points]
 
     def stacks_of(self, paper: str, run: str) -> list[list[int]]:
         """The stacks of a run's tuning grid (training.stack_grid), as lists of point indices."""
@@ -126,7 +124,7 @@ class Runs:
         """The records folder of the stack that trains a grid point."""
         stacks = self.stacks_of(paper, run)
         stack = next(s for s, points in enumerate(stacks) if point in points)
-        return f"results/{paper}/tuning/{run}/stack{stack}/records"
+        return f"{point_folder(paper, run, f'stack{stack}')}/records"
 
     def tuned_runs(self, paper: str) -> list[str]:
         """The runs tuned on their own grid (not ``tune_as`` another)."""
@@ -167,16 +165,67 @@ class Runs:
         return lambda run: self.scored_grid(paper).seed_folders(run)
 
     def scored_runs(self) -> list[str]:
-        """Every registered paper's scored runs and their replicates (the rule's wildcard
-        ``scored_run``)."""
+        """Every registered paper's scored runs and their replicates."""
         papers = self.registrations.point_grids()
         return sorted({run for p in papers for run in self.scored_grid(p).point_runs()})
 
-    def scored_point(self, paper: str, run: str, point: int) -> str:
-        """A scored grid point's settings, as JSON."""
-        return json.dumps(self.scored_grid(paper).point_grid(run)[point])
+    # -- grid points: one job of the rule ``point`` each, tuned or scored ----------------------
 
-    def scored_command(self, paper: str, run: str, point: int) -> str:
-        """The paper's command that scores a trained point."""
+    def tuned(self, paper: str, run: str) -> bool:
+        """Whether ``run`` is one of ``paper``'s tuned runs (else one of its scored runs)."""
+        return run in self.tuned_runs(paper)
+
+    def point_runs(self) -> list[str]:
+        """Every paper's runs with grid points (the rule's wildcard ``run``): the tuned runs
+        and the scored runs with their replicates; a paper's tuned and scored runs must not
+        share a name (a :class:`ConfigError` naming them)."""
+        names: set[str] = set()
+        for paper in self.blocks:
+            tuned = set(self.tuned_runs(paper))
+            scored = set()
+            if paper in self.registrations.point_grids():
+                scored = set(self.scored_grid(paper).point_runs())
+            if tuned & scored:
+                raise ConfigError(
+                    f"papers.{paper}: runs {sorted(tuned & scored)} are both generic runs and "
+                    "registered scored runs; rename one"
+                )
+            names |= tuned | scored
+        return sorted(names)
+
+    def point_inputs(self, paper: str, run: str) -> dict[str, Any]:
+        """A grid point's inputs: ``pairs``, the trainer's own and, for a tuned run, the
+        ``tuning`` set; for a scored run, what the paper's scoring reads."""
+        if self.tuned(paper, run):
+            return self.tune_inputs(paper, run)
+        return self.scored_grid(paper).point_inputs(run)
+
+    def point_settings(self, paper: str, run: str) -> str:
+        """A run's settings before its point's, as JSON: a tuned run's for the tuning epochs."""
+        if self.tuned(paper, run):
+            return self.tune_params(paper, run)
+        return json.dumps(self.scored_grid(paper).point_settings(run))
+
+    def point(self, paper: str, run: str, point: int) -> str:
+        """A grid point's settings, as JSON."""
+        grid = (
+            self.grid_of(paper, run)
+            if self.tuned(paper, run)
+            else self.scored_grid(paper).point_grid(run)
+        )
+        return json.dumps(grid[point])
+
+    def point_record(self, paper: str, run: str, point: int) -> str:
+        """Where the trainer writes its record: a tuned point's is the point's ``record.json``
+        (its score, the tuning set's r, is the trainer's); a scored point's ``train.json``,
+        which the paper's scoring reads before it writes ``record.json``."""
+        name = "record" if self.tuned(paper, run) else "train"
+        return f"{point_folder(paper, run, point)}/{name}.json"
+
+    def point_score(self, paper: str, run: str, point: int) -> str:
+        """What runs after training, as a shell continuation: nothing for a tuned point,
+        ``&& <the paper's scoring command>`` for a scored one."""
+        if self.tuned(paper, run):
+            return ""
         folder = point_folder(paper, run, point)
-        return self.scored_grid(paper).point_score(run, point, folder)
+        return "&& " + self.scored_grid(paper).point_score(run, point, folder)

@@ -49,7 +49,7 @@ def test_replicates_add_a_run_of_the_grid_per_seed_for_the_point_rule():
     assert grid.point_settings("avg_none_seed2") == {**inputs.point_settings("avg_none"), "seed": 2}
     assert grid.point_grid("avg_none_seed2") == inputs.point_grid("avg_none")
     assert grid.point_inputs("avg_none_seed2") == inputs.point_inputs("avg_none")
-    command = runs.scored_command("wieting2017", "avg_none_seed2", 1)
+    command = runs.point_score("wieting2017", "avg_none_seed2", 1)
     assert "--run results/wieting2017/points/avg_none_seed2/1 --run-name avg_none" in command
     folders = grid.seed_folders("avg_none")
     assert folders == {
