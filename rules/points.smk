@@ -45,6 +45,7 @@ rule point:
 
 
 if STACKING:
+    STACKED_RUNS = "|".join(re.escape(r) for p in STACKING for r in RUNS.tuned_runs(p)) or "none"
 
     ruleorder: stacked_point > point
 
@@ -55,7 +56,7 @@ if STACKING:
             directory("results/{paper}/points/{run}/stack{stack}/records"),
         wildcard_constraints:
             paper="|".join(STACKING),
-            run="|".join(re.escape(r) for p in STACKING for r in RUNS.tuned_runs(p)) or "none",
+            run=STACKED_RUNS,
         log:
             "logs/point_stack/{paper}/{run}/stack{stack}.log",
         benchmark:
@@ -86,7 +87,7 @@ if STACKING:
             "results/{paper}/points/{run}/{point}/record.json",
         wildcard_constraints:
             paper="|".join(STACKING),
-            run="|".join(re.escape(r) for p in STACKING for r in RUNS.tuned_runs(p)) or "none",
+            run=STACKED_RUNS,
         log:
             "logs/stacked_point/{paper}/{run}/{point}.log",
         benchmark:

@@ -164,10 +164,17 @@ class Runs:
         registered)."""
         return lambda run: self.scored_grid(paper).seed_folders(run)
 
+    def scored_runs_of(self, paper: str) -> set[str]:
+        """``paper``'s scored runs and their replicates (none if it registers no grid)."""
+        if paper not in self.registrations.point_grids():
+            return set()
+        return set(self.scored_grid(paper).point_runs())
+
     def scored_runs(self) -> list[str]:
         """Every registered paper's scored runs and their replicates."""
-        papers = self.registrations.point_grids()
-        return sorted({run for p in papers for run in self.scored_grid(p).point_runs()})
+        return sorted(
+            {run for p in self.registrations.point_grids() for run in self.scored_runs_of(p)}
+        )
 
     # -- grid points: one job of the rule ``point`` each, tuned or scored ----------------------
 
@@ -181,10 +188,7 @@ class Runs:
         share a name (a :class:`ConfigError` naming them)."""
         names: set[str] = set()
         for paper in self.blocks:
-            tuned = set(self.tuned_runs(paper))
-            scored = set()
-            if paper in self.registrations.point_grids():
-                scored = set(self.scored_grid(paper).point_runs())
+            tuned, scored = set(self.tuned_runs(paper)), self.scored_runs_of(paper)
             if tuned & scored:
                 raise ConfigError(
                     f"papers.{paper}: runs {sorted(tuned & scored)} are both generic runs and "
