@@ -14,11 +14,16 @@ def tuning_args(wildcards) -> str:
     )
 
 
+def option(name: str) -> str:
+    """The command-line option of an input name (``init_composer`` -> ``init-composer``)."""
+    return name.replace("_", "-")
+
+
 def trainer_args(wildcards, input) -> str:
     """``--init``/``--constraints`` of the inputs the trainer reads, and ``--tune-set`` with
     its options where the job is scored on the paper's tuning set (a tuned run's)."""
     names = [n for n in TRAINER_INPUTS if n in input.keys()]
-    args = [f"--{n} {shlex.quote(str(getattr(input, n)))}" for n in names]
+    args = [f"--{option(n)} {shlex.quote(str(getattr(input, n)))}" for n in names]
     if "tuning" in input.keys():
         args.append(f"--tune-set {shlex.quote(str(input.tuning))} {tuning_args(wildcards)}")
     return " ".join(args)

@@ -11,20 +11,6 @@ from paracomp.cli import main
 
 TYPO = '{"colums": 1}'
 
-SUPERVISED = [
-    "wieting2017",
-    "supervised",
-    "--task",
-    "sts",
-    "--model",
-    "avg",
-    "--run-name",
-    "r",
-    "--index",
-    "0",
-]
-"""wieting2017 supervised's arguments before its JSON ones."""
-
 CASES = {
     "table --spec": (
         ["table", "elgohary2016", "table1", "--spec", '{"columns": {"A": {"modl": "x"}}}'],
@@ -77,27 +63,6 @@ CASES = {
             '{"gates": {"sentence": 1}, "note": ""}',
         ],
         "wieting2017 gate-table --setting: gates: unknown key(s) ['sentence']; known: ['corpus', ",
-    ),  # fmt: skip
-    "wieting2017 supervised --params": (
-        [
-            *SUPERVISED,
-            "--params",
-            '{"epochs": 1, "batch_sise": 2}',
-            "--point",
-            "{}",
-        ],
-        "wieting2017 supervised --params: unknown key(s) ['batch_sise']; known: ['batch_size', ",
-    ),  # fmt: skip
-    "wieting2017 supervised --point": (
-        [
-            *SUPERVISED,
-            "--params",
-            '{"epochs": 1, "batch_size": 2, "lr": 0.1, "hidden": 5, '
-            '"seed": 1, "split_seed": 1, "dim": 5}',
-            "--point",
-            '{"dropout": "half"}',
-        ],
-        "wieting2017 supervised --point: dropout='half': 'half' is not of type 'number'",
     ),  # fmt: skip
     "train --params": (
         ["train", "--pairs", "p.parquet", "--record", "r.json", "--params", '{"epoch": 2}'],

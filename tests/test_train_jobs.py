@@ -141,15 +141,3 @@ def test_train_cli_tunes_selects_and_resumes(tmp_path, mirror):
     assert len(report) == 2 and report["selected"].sum() == 1
     best = report.loc[report["tuning_r"].idxmax()]
     assert bool(best["selected"])
-
-
-def test_train_refuses_the_supervised_objective(tmp_path):
-    """objective 'supervised' names encoders a paper's own step trains (their run folders are
-    read by the evaluator): the trainer says so rather than training something else."""
-    from paracomp.errors import ConfigError
-    from paracomp.run_config import TrainConfig
-    from paracomp.train.job import train_job
-
-    config = TrainConfig(objective="supervised", composer="mean", dim=4)
-    with pytest.raises(ConfigError, match="objective 'supervised' is trained by a paper's own"):
-        train_job(config, tmp_path / "pairs.parquet", tmp_path / "run")

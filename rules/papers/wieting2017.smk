@@ -3,9 +3,11 @@
 # config/published.yaml), the PPDB pairs of the same token count (Table 1), the initial
 # vectors, every run's grid points (registered as scored points: each trained by the generic rule
 # `point`, then scored on the 22 transfer sets and the 5 STS 2016 sets), and the transfer
-# Tables 1-4 and 7 (all built here: custom tables), each selecting its points by "Oracle" or "2016 STS"; the
-# supervised STS and SICK runs (one job per grid point and task; "universal" ones start from
-# a transfer run's point) and Tables 5, 6 and 8; the gate analysis of Tables 9-11 (World
+# Tables 1-4 and 7 (all built here: custom tables), each selecting its points by "Oracle" or
+# "2016 STS"; the supervised STS and SICK data (tokenised once per task) and runs (registered as
+# scored points too: one `point` job per grid point and task, objective supervised of the
+# generic trainer; "universal" ones start from a transfer run's selected point) and Tables 5, 6
+# and 8; the gate analysis of Tables 9-11 (World
 # English Bible sentences tagged and parsed by spaCy en_core_web_sm, the gate L1 norms of the
 # selected GRAN at each token). Each transfer run's point picked by "2016 STS" is copied to
 # selected/<run>/, and each supervised run's point picked by validation r, per task, to
@@ -21,6 +23,7 @@ from paracomp.papers.wieting2017.workflow import (
     Inputs as Wieting2017Inputs,
 )
 from paracomp.papers.wieting2017.workflow_gates import Gates as Wieting2017Gates
+from paracomp.train.grid import JoinedGrid
 from paracomp.papers.wieting2017.workflow_supervised import (
     Supervised as Wieting2017Supervised,
 )
@@ -41,7 +44,7 @@ WIETING2017_GATES = Wieting2017Gates(WIETING2017_IN)
 register(
     Registration(
         "wieting2017",
-        points=WIETING2017_IN,
+        points=JoinedGrid("wieting2017", WIETING2017_IN, WIETING2017_SUPERVISED),
         leaderboard={**WIETING2017_IN.leaderboard(), **WIETING2017_SUPERVISED.leaderboard()},
         custom_tables=frozenset(WIETING2017.get("tables", {})),
         replicate_tables=frozenset(
@@ -54,7 +57,6 @@ register(
 wildcard_constraints:
     transfer_table="|".join(WIETING2017_TABLES),
     transfer_run="|".join(WIETING2017_IN.runs()) or "none",
-    supervised_point=r"\d+",
     supervised_table="|".join(WIETING2017_SUPERVISED_TABLES),
     supervised_run="|".join(WIETING2017_SUPERVISED.runs()) or "none",
     supervised_task="|".join(WIETING2017_TASKS),
@@ -218,43 +220,30 @@ rule wieting2017_transfer_table:
         " {params.initial} --setting {params.setting:q} --out {output.table:q} > {log} 2>&1"
 
 
-rule wieting2017_supervised:
+rule wieting2017_supervised_data:
     input:
-        unpack(WIETING2017_SUPERVISED.inputs),
+        WIETING2017_SUPERVISED.data_inputs,
     output:
-        record=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}.json",
-        composer=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}/composer.pt",
-        embeddings=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}/embeddings.parquet",
+        f"{WIETING2017_RESULTS}/supervised/data/{{supervised_task}}.parquet",
     log:
-        "logs/wieting2017/supervised/{supervised_run}/{supervised_task}/{supervised_point}.log",
+        "logs/wieting2017/supervised/data/{supervised_task}.log",
     benchmark:
-        "benchmarks/snakemake/wieting2017/supervised/{supervised_run}/{supervised_task}/{supervised_point}.tsv"
+        "benchmarks/snakemake/wieting2017/supervised/data/{supervised_task}.tsv"
     params:
-        run=WIETING2017_SUPERVISED.params,
-        point=WIETING2017_SUPERVISED.point,
-        model=WIETING2017_SUPERVISED.model,
-        args=WIETING2017_SUPERVISED.args,
-        device=TRAIN["device"],
-        fallback="--allow-cpu-fallback" if TRAIN["allow_cpu_fallback"] else "",
-        encoder=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}/{{supervised_point}}",
-    threads: TRAIN["threads"]
+        args=WIETING2017_SUPERVISED.data_args,
     resources:
-        gpu=TRAIN["gpu"],
-        mem_mb=TRAIN["mem_mb"],
-        runtime=TRAIN["runtime"],
+        mem_mb=4000,
+        runtime=10,
     conda:
         "../../envs/paracomp.yaml"
     shell:
-        "paracomp wieting2017 supervised --task {wildcards.supervised_task} --model {params.model}"
-        " --params {params.run:q} --point {params.point:q} {params.args}"
-        " --run-name {wildcards.supervised_run} --index {wildcards.supervised_point}"
-        " --threads {threads} --device {params.device} {params.fallback}"
-        " --out {output.record:q} --encoder-out {params.encoder:q} > {log} 2>&1"
+        "paracomp wieting2017 supervised-data --task {wildcards.supervised_task} {params.args}"
+        " --out {output:q} > {log} 2>&1"
 
 
 rule wieting2017_supervised_selected:
     input:
-        WIETING2017_SUPERVISED.selected_inputs,
+        WIETING2017_SUPERVISED.point_records,
     output:
         composer=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/composer.pt",
         embeddings=f"{WIETING2017_RESULTS}/supervised/{{supervised_run}}/{{supervised_task}}.selected/embeddings.parquet",

@@ -82,6 +82,19 @@ SEGMENT_PAIRS = pa.schema(
 )
 """Training pairs of tokenised segments (side 1 English; side 2 English or foreign)."""
 
+SCORED_PAIRS = pa.schema(
+    [
+        ("dataset", pa.string()),
+        ("subset", pa.string()),
+        ("part", pa.string()),
+        ("tokens1", pa.list_(pa.string())),
+        ("tokens2", pa.list_(pa.string())),
+        ("score", pa.float64()),
+    ]
+)
+"""Tokenised scored sentence pairs, each in the ``part`` train, dev or test: the data of a
+supervised similarity run (objective ``supervised``, :mod:`paracomp.train.similarity`)."""
+
 
 @dataclass(frozen=True)
 class Provenance:

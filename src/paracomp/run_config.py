@@ -42,6 +42,9 @@ PAIR_ONLY = {
 }
 """Settings of the pair objectives' loss only, with the value that switches each off."""
 
+SUPERVISED_NOISE = ("scramble", "word_dropout")
+"""The settings of :data:`PAIR_ONLY` that objective ``supervised`` takes as well."""
+
 RESUMABLE_CHANGES = (
     "epochs",
     "steps",
@@ -121,6 +124,9 @@ class TrainConfig:
     boundary_tags: str = _default("boundary_tags")
     evals_per_epoch: int = _default("evals_per_epoch")
     keep_best: bool = _default("keep_best")
+    hidden: int = _default("hidden")
+    classes: int = _default("classes")
+    score_shift: float = _default("score_shift")
 
     def __post_init__(self) -> None:
         validate(self.to_dict())
@@ -162,6 +168,16 @@ def validate(values: Mapping[str, Any], where: str = "train config") -> None:
         used = sorted(k for k, off in PAIR_ONLY.items() if values.get(k, off) != off)
         if used:
             raise ConfigError(f"{where}: {used} apply to the pair objectives, not 'targets'")
+    if values.get("objective") == "supervised":
+        if values.get("optimizer", "adam") != "adam":
+            raise ConfigError(f"{where}: objective 'supervised' trains with optimizer 'adam' only")
+        used = sorted(
+            k
+            for k, off in PAIR_ONLY.items()
+            if k not in SUPERVISED_NOISE and values.get(k, off) != off
+        )
+        if used:
+            raise ConfigError(f"{where}: {used} apply to the pair objectives, not 'supervised'")
     constrained = values.get("constraints", "none") != "none"
     if constrained and values.get("sampler", "max_skip") != "max_skip":
         raise ConfigError(f"{where}: constraints need sampler 'max_skip'")

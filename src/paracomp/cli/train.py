@@ -47,9 +47,11 @@ def _train(args: argparse.Namespace) -> None:
     tuning = _tuning_set(args)
     init = Path(args.init) if args.init else None
     constraints = Path(args.constraints) if args.constraints else None
+    composer = Path(args.init_composer) if args.init_composer else None
     record = train_job(
-        config, Path(args.pairs), Path(args.out), tuning=tuning, init=init, constraints=constraints
-    )
+        config, Path(args.pairs), Path(args.out), tuning=tuning, init=init,
+        constraints=constraints, init_composer=composer,
+    )  # fmt: skip
     write_json(Path(args.record), {**record, "point": point})
 
 
@@ -119,7 +121,10 @@ def _tuning_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_parsers(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("train", help="train one configuration (resumes from its checkpoint)")
-    p.add_argument("--pairs", required=True, help="training pairs (or target–segment) parquet")
+    p.add_argument(
+        "--pairs", required=True,
+        help="training pairs parquet (targets: target-segment pairs; supervised: scored pairs)",
+    )  # fmt: skip
     p.add_argument("--params", required=True, help="training parameters as JSON (with epochs)")
     p.add_argument("--point", help="grid point as JSON, overriding --params")
     p.add_argument("--selected", help="selection JSON whose point overrides --params")
@@ -129,6 +134,10 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         "--init", help="initial word rows (embeddings parquet; pair objectives: pretrained vectors)"
     )
     p.add_argument("--constraints", help="constraint lists of sampler max_skip (parquet)")
+    p.add_argument(
+        "--init-composer",
+        help="supervised: the composer.pt of a run to start from and regularise towards",
+    )
     _tuning_arguments(p)
     p.set_defaults(func=_train)
 

@@ -1,4 +1,4 @@
-"""The one trainer: two families of tasks over a shared core.
+"""The one trainer: three families of tasks over a shared core.
 
 - Core: the training loop with its checkpoints (:mod:`~paracomp.train.loop`), seeds
   (:mod:`~paracomp.train.seeds`), optimisers (:mod:`~paracomp.train.optim`), composers replayed
@@ -7,7 +7,9 @@
   initial rows, the tuning grid (:mod:`~paracomp.train.grid`, :mod:`~paracomp.train.stacks`) and the
   selection of its points (:mod:`~paracomp.train.tuning`).
 - :mod:`paracomp.train.pairs`: segment pairs under the hinge objectives and their step
-  variants; :mod:`paracomp.train.targets`: segments towards target words (CompVec).
+  variants; :mod:`paracomp.train.targets`: segments towards target words (CompVec);
+  :mod:`paracomp.train.similarity`: a composer under a similarity head on scored pairs
+  (objective ``supervised``).
 
 The families import the core, never each other; of the core only the dispatch (``tasks``,
 ``job``) imports a family. A run's settings (:mod:`paracomp.run_config`) and its folder

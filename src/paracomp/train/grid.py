@@ -39,9 +39,10 @@ def grid_plausibility(where: str, points: int, limits: Mapping[str, Any]) -> str
     return None
 
 
-TRAINER_INPUTS = ("init", "constraints")
+TRAINER_INPUTS = ("init", "constraints", "init_composer")
 """The inputs of a scored grid point that ``paracomp train`` reads (``--init``,
-``--constraints``) beside its ``pairs``; any other input is its scoring's."""
+``--constraints``, ``--init-composer``) beside its ``pairs``; any other input is its
+scoring's."""
 
 
 def point_folder(paper: str, run: str, point: int | str) -> str:
@@ -83,3 +84,35 @@ class ScoredGrid(Protocol):
         """The shell command that scores the trained ``folder`` and writes its
         ``record.json``."""
         ...
+
+
+class JoinedGrid:
+    """Several scored grids of one paper registered as one (Registration.points), each run
+    answered by the grid that has it; two grids with a run of the same name are a
+    :class:`ConfigError` naming it."""
+
+    def __init__(self, paper: str, *grids: ScoredGrid):
+        self.owner: dict[str, ScoredGrid] = {}
+        for grid in grids:
+            for run in grid.point_runs():
+                if run in self.owner:
+                    raise ConfigError(f"papers.{paper}: two scored grids have a run {run!r}")
+                self.owner[run] = grid
+
+    def point_runs(self) -> list[str]:
+        return list(self.owner)
+
+    def point_grid(self, run: str) -> list[dict[str, Any]]:
+        return self.owner[run].point_grid(run)
+
+    def point_settings(self, run: str) -> dict[str, Any]:
+        return self.owner[run].point_settings(run)
+
+    def point_replicates(self, run: str) -> int | list[int] | None:
+        return self.owner[run].point_replicates(run)
+
+    def point_inputs(self, run: str) -> dict[str, Any]:
+        return self.owner[run].point_inputs(run)
+
+    def point_score(self, run: str, point: int, folder: str) -> str:
+        return self.owner[run].point_score(run, point, folder)

@@ -44,6 +44,7 @@ def train_job(
     tuning: TuningSet | None = None,
     init: Path | None = None,
     constraints: Path | None = None,
+    init_composer: Path | None = None,
 ) -> dict[str, Any]:
     """Train ``config`` on the pairs artefact ``pairs`` (resuming from ``out_dir``'s
     checkpoint) and return its record. Pair objectives may be scored on ``tuning``: the
@@ -51,12 +52,17 @@ def train_job(
     the highest, ``kept_epoch``), whatever its curve says; the
     ``targets`` objective starts from the word rows of the embeddings artefact ``init``, a
     pair objective from its vectors if given (:class:`~paracomp.train.pairs.task.PairTask`), with
-    the constraint lists ``constraints`` (a parquet file of ``word`` and its ``members``)."""
-    if config.objective == "supervised":
-        raise ConfigError("objective 'supervised' is trained by a paper's own step, not here")
+    the constraint lists ``constraints`` (a parquet file of ``word`` and its ``members``). The
+    ``supervised`` objective trains on a SCORED_PAIRS table from the word rows ``init`` and,
+    if given, the composer of ``init_composer`` (a run's ``composer.pt``), which its
+    regularisation then pulls towards (:func:`_supervised_job`)."""
     table = pq.read_table(pairs)
-    inputs = [p for p in (pairs, init, constraints) if p is not None]
+    inputs = [p for p in (pairs, init, constraints, init_composer) if p is not None]
     checksums = artefacts.input_checksums(inputs)
+    if config.objective == "supervised":
+        return _supervised_job(config, table, out_dir, checksums, init, init_composer)
+    if init_composer is not None:
+        raise ConfigError("--init-composer starts objective 'supervised' only")
     if not config.pairs:
         from paracomp.train.tasks import train_targets
 
@@ -80,9 +86,46 @@ def train_job(
     }
     if config.keep_best:
         history = result.history
-        job["kept_epoch"] = float(
-            history["epoch"].iloc[int(history[loop.BEST].to_numpy().argmax())]
-        )
+        job["kept_epoch"] = float(history["epoch"].iloc[loop.best_row(history[loop.BEST])])
     if tuning is not None:
         job["tuning_r"] = tuning.score(result.encoder)
     return job
+
+
+def _supervised_job(
+    config: TrainConfig,
+    pairs: Any,
+    out_dir: Path,
+    checksums: dict[str, str],
+    init: Path | None,
+    init_composer: Path | None,
+) -> dict[str, Any]:
+    """Train a ``supervised`` run (:mod:`paracomp.train.similarity.task`); its record with the
+    selected epoch's dev and test r. The composer is drawn from a generator seeded by
+    ``seed``, then given ``init_composer``'s state if there is one (its composer must be
+    ``config.composer``)."""
+    import torch
+
+    from paracomp import run_folder
+    from paracomp.models.registry import make_composer
+    from paracomp.train.similarity.task import SimilarityTask
+
+    if init is None:
+        raise ConfigError("objective 'supervised' needs the initial word rows (--init)")
+    generator = torch.Generator().manual_seed(config.seed)
+    shape = config.to_dict()
+    if init_composer is not None:
+        saved = run_folder.load(init_composer, "trained composer")
+        started = TrainConfig.from_dict(saved["config"])
+        if started.composer != config.composer:
+            raise ConfigError(
+                f"{init_composer}: a {started.composer} composer, not {config.composer}"
+            )
+        shape = started.to_dict()
+    composer = make_composer(config.composer, config.dim, generator, shape)
+    if init_composer is not None:
+        composer.load_state_dict(saved["composer"])
+    words, matrix = artefacts.read_embeddings(init)
+    task = SimilarityTask(config, pairs, list(words), matrix, composer, init_composer is not None)
+    curve = loop.run(task, Path(out_dir), progress=False, inputs=checksums)
+    return {**loop.record(config, curve, len(task.parts["train"])), **task.report(curve)}

@@ -69,6 +69,9 @@ class Task(ABC):
     checkpoint_every: int
     steps_per_epoch: int
     curve_x: str = "epoch"
+    selects_best: bool = False
+    """The task scores every curve row itself (:meth:`metrics`, :data:`BEST` included) and
+    the loop exports the weights of the row with the highest, as ``keep_best`` does."""
     flush_denormal: bool = False
     """Flush denormals to zero on CPU (recurrent composers' gradients decay into denormals,
     which make their backward pass many times slower)."""
@@ -233,6 +236,17 @@ def _better(best: dict[str, Any] | None, row: Mapping[str, float]) -> bool:
     return BEST in row and (best is None or row[BEST] > best["score"])
 
 
+def best_row(scores: np.ndarray) -> int:
+    """The curve row whose weights ``keep_best`` exports: the first with the highest of
+    ``scores`` (a row's :data:`BEST`) as :func:`run` keeps them; -1 for no rows."""
+    best: dict[str, Any] | None = None
+    chosen = -1
+    for index, score in enumerate(scores):
+        if _better(best, {BEST: score}):
+            best, chosen = {"score": score}, index
+    return chosen
+
+
 def _kept(task: Task, done: int, row: Mapping[str, float]) -> dict[str, Any]:
     """The task's current weights, copied, with the row's score and step."""
     model = {k: v.detach().clone() for k, v in task.model.state_dict().items()}
@@ -259,7 +273,8 @@ def run(
     the embeddings artefact."""
     out_dir = Path(out_dir)
     path = out_dir / run_folder.CHECKPOINT
-    if task.config.keep_best and callback is None:
+    keeps = task.config.keep_best or task.selects_best
+    if task.config.keep_best and callback is None and not task.selects_best:
         raise ConfigError(f"keep_best needs a tuning set scoring {BEST} ({out_dir})")
     with compute_settings(task.config.threads, task.flush_denormal):
         done, history, best = _resume(task, path)
@@ -297,7 +312,7 @@ def run(
                         row.update(task.metrics(row[task.curve_x], callback))
                     log.info(", ".join(f"{k} {v:.4g}" for k, v in row.items()))
                     history.append(row)
-                    if task.config.keep_best and _better(best, row):
+                    if keeps and _better(best, row):
                         best = _kept(task, done, row)
                     total.zero_()
                     steps = pairs = 0

@@ -13,6 +13,12 @@ def _points(out: str) -> int:
     return out.count("paracomp wieting2017 transfer --run")
 
 
+def _supervised(out: str) -> list[str]:
+    """wieting2017's supervised grid points in a dry run's output (jobs of the rule ``point``
+    too: the generic trainer, then the paper's record)."""
+    return [line for line in out.splitlines() if "paracomp wieting2017 supervised-record" in line]
+
+
 @pytest.mark.slow
 def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirror, dry_run):
     out, jobs = dry_run(tmp_path, "results/wieting2017/table2.csv", mirror=mirror)
@@ -31,12 +37,18 @@ def test_transfer_tables_on_the_embedded_default_with_the_mirror(tmp_path, mirro
     assert "resources/mirror/ppdb-phrase-train-60k" in out
     out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror)
     assert jobs["wieting2017_transfer_table"] == "5" and _points(out) == 2 * 22
-    # 16 supervised runs of one point, each on STS and SICK; universal ones read the points
-    # of their transfer run
-    assert jobs["wieting2017_supervised"] == "32" and jobs["wieting2017_supervised_table"] == "3"
-    assert "--universal gran_dropout_scrambling=results/wieting2017/points/" in out
-    assert "--task sts --model gran5" in out and "split_seed" in out
-    assert "sick2014=resources/sets/tokens/sick2014.parquet --init" in out
+    # 16 supervised runs of one point, each on STS and SICK, trained by the generic trainer
+    # on each task's data (tokenised once); universal ones start from their transfer run's
+    # selected point
+    supervised = _supervised(out)
+    assert len(supervised) == 32 and jobs["wieting2017_supervised_table"] == "3"
+    assert jobs["wieting2017_supervised_data"] == "2"
+    assert all('"objective": "supervised"' in line for line in supervised)
+    selected = "results/wieting2017/selected/gran_dropout_scrambling"
+    assert f"--init-composer {selected}/composer.pt" in out
+    assert f"--universal {selected}/selected.json" in out
+    assert '"composer": "gran5"' in out and "--split-seed 1" in out
+    assert "sick2014=resources/sets/tokens/sick2014.parquet --split-seed" in out
 
 
 @pytest.mark.slow
@@ -53,7 +65,7 @@ def test_paper_config_shows_the_full_grid_on_gpus(tmp_path, dry_run):
     out, jobs = dry_run(tmp_path, "results/wieting2017/table1.csv", published=True)
     assert "resources/upstream/ppdb-1.0-xl-phrasal" in out
     out, jobs = dry_run(tmp_path, "results/wieting2017/table6.csv", published=True)
-    supervised = [line for line in out.splitlines() if "wieting2017 supervised --task" in line]
+    supervised = _supervised(out)
     assert supervised and all("--device cuda" in line for line in supervised)
 
 
@@ -87,9 +99,9 @@ def test_a_run_set_to_null_is_left_out(tmp_path, mirror, dry_run):
     supervised: {runs: {avg_none: null}}"""
     out, jobs = dry_run(tmp_path, "wieting2017", mirror=mirror, override=override)
     assert _points(out) == 2 * 20
-    assert jobs["wieting2017_supervised"] == str(2 * 15)
+    assert len(_supervised(out)) == 2 * 15
     assert jobs["wieting2017_transfer_table"] == "5" and jobs["wieting2017_supervised_table"] == "3"
-    assert "points/lstm_none/" not in out and "supervised/avg_none/" not in out
+    assert "points/lstm_none/" not in out and "supervised-sts-avg_none/" not in out
 
 
 def test_inputs_from_the_available_sets():

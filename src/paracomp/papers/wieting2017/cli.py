@@ -46,22 +46,6 @@ def _setting(text: str, command: str, part_of: str = "transfer") -> dict[str, An
     return parse(text, obj(properties, tuple(properties)), f"wieting2017 {command} --setting", path)
 
 
-def _supervised_settings(args: argparse.Namespace) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``supervised``'s ``--params`` (the supervised runs' settings and ``dim``) and
-    ``--point`` (a grid point: some of those settings, or of a training run's)."""
-    from paracomp.registry import schema_path
-    from paracomp.settings import RUN_SCHEMA, load, obj, parse, pick
-
-    path = schema_path("wieting2017")
-    params = pick(load(path), ["supervised.settings.*", "dim"])
-    where = "wieting2017 supervised"
-    point = obj({**load(RUN_SCHEMA)["properties"], **params["properties"]})
-    return (
-        parse(args.params, params, f"{where} --params", path),
-        parse(args.point, point, f"{where} --point", RUN_SCHEMA),
-    )
-
-
 def _sentences(args: argparse.Namespace) -> None:
     from paracomp import artefacts
     from paracomp.data.fetch import verify_fetched
@@ -173,23 +157,28 @@ def _initial(args: argparse.Namespace) -> None:
         scores.to_csv(tmp, index=False, float_format="%.6f")
 
 
-def _supervised(args: argparse.Namespace) -> None:
-    from paracomp.atomic import write_json
-    from paracomp.papers.wieting2017.supervised import run_supervised
-    from paracomp.run_config import TrainConfig
-    from paracomp.train.loop import compute_settings, resolve_device
+def _supervised_data(args: argparse.Namespace) -> None:
+    from paracomp.papers.wieting2017.supervised import write_supervised_data
 
-    params, point = _supervised_settings(args)
-    settings = {**params, **point}
     sets = {k: Path(v) for k, v in key_values(args.set).items()}
-    init = Path(args.init) if args.init else None
-    config = TrainConfig(device=args.device, allow_cpu_fallback=args.allow_cpu_fallback)
-    with compute_settings(args.threads, flush_denormal=False):
-        result = run_supervised(args.task, sets, args.model, settings, args.tokenizer,
-                                args.lowercase, init, args.universal or [],
-                                resolve_device(config), args.encoder_out)  # fmt: skip
-    write_json(Path(args.out), {"run": args.run_name, "index": args.index,
-                                "point": point, **result})  # fmt: skip
+    missing = write_supervised_data(args.task, sets, args.split_seed, args.tokenizer,
+                                    args.lowercase, Path(args.out))  # fmt: skip
+    log.info("%s: absent STS subsets %s", args.out, missing or "none")
+
+
+def _supervised_record(args: argparse.Namespace) -> None:
+    from paracomp.atomic import write_json
+    from paracomp.papers.wieting2017.supervised import supervised_record
+
+    if args.universal:
+        chosen = read_json(args.universal)
+        source = {"universal": chosen["run"], "point": chosen["point"],
+                  "settings": chosen["settings"]}  # fmt: skip
+    else:
+        source = {"init": str(Path(args.init))}
+    record = supervised_record(read_json(args.train), args.task, args.run_name, args.index,
+                               Path(args.data), source)  # fmt: skip
+    write_json(Path(args.out), record)
 
 
 def _supervised_table(args: argparse.Namespace) -> None:
@@ -282,8 +271,8 @@ def _select_supervised(args: argparse.Namespace) -> None:
     records = {Path(p): read_json(p) for p in args.records}
     best = pick_supervised(list(records.values()))
     path = next(p for p, r in records.items() if r is best)
-    copy_run(path.with_suffix(""), args.out)
-    write_json(args.out / "selected.json", {**best, "folder": str(path.with_suffix(""))})
+    copy_run(path.parent, args.out)
+    write_json(args.out / "selected.json", {**best, "folder": str(path.parent)})
     log.info("run %s %s: point %d of %d selected by validation r", best["run"], best["task"],
              best["index"], len(records))  # fmt: skip
 
@@ -369,27 +358,34 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--out", required=True, help="scores CSV (one row per subset)")
     p.set_defaults(func=_initial)
 
-    p = cmds.add_parser("supervised", help="one supervised grid point (STS or SICK)")
+    p = cmds.add_parser(
+        "supervised-data", help="the pairs of STS or SICK in their parts, tokenised (parquet)"
+    )
     p.add_argument("--task", required=True, choices=["sts", "sick"], help="STS or SICK")
     p.add_argument("--set", nargs="*", metavar="NAME=PATH", help="parsed STS / SICK sets")
-    p.add_argument("--model", required=True, help="composer")
-    p.add_argument("--params", required=True, help="the run's settings (JSON)")
-    p.add_argument("--point", required=True, help="the grid point (JSON)")
-    p.add_argument("--init", help="initial word vectors (not universal)")
-    p.add_argument("--universal", nargs="*", metavar="RUN=FOLDER", help="transfer points")
-    p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device to train on")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
-    p.add_argument("--allow-cpu-fallback", action="store_true", help="CPU when CUDA is absent")
-    p.add_argument(
-        "--run-name",
-        required=True,
-        help="the supervised run's name (config papers.wieting2017.supervised.runs)",
-    )
-    p.add_argument("--index", type=int, required=True, help="the grid point's index")
+    p.add_argument("--split-seed", type=int, required=True, help="seed of the STS 40/10/50 split")
     add_tokenisation(p)
+    p.add_argument("--out", required=True, help="the SCORED_PAIRS artefact (parquet)")
+    p.set_defaults(func=_supervised_data)
+
+    p = cmds.add_parser(
+        "supervised-record", help="the record of a supervised grid point, from its trainer's"
+    )
+    p.add_argument("--train", required=True, help="the trainer's record (train.json)")
+    p.add_argument("--task", required=True, choices=["sts", "sick"], help="STS or SICK")
+    p.add_argument(
+        "--run-name", required=True,
+        help="the supervised run's name (config papers.wieting2017.supervised.runs)",
+    )  # fmt: skip
+    p.add_argument("--index", type=int, required=True, help="the grid point's index")
+    p.add_argument("--data", required=True, help="the supervised data it trained on")
+    start = p.add_mutually_exclusive_group(required=True)
+    start.add_argument("--init", help="the initial word vectors it started from")
+    start.add_argument(
+        "--universal", help="selected.json of the transfer point it started from (universal)"
+    )
     p.add_argument("--out", required=True, help="record JSON")
-    p.add_argument("--encoder-out", type=Path, help="run folder of the selected epoch's encoder")
-    p.set_defaults(func=_supervised)
+    p.set_defaults(func=_supervised_record)
 
     p = cmds.add_parser("supervised-table", help="build a supervised table (5, 6, 8)")
     p.add_argument("table", choices=["table5", "table6", "table8"], help="the table's name")
@@ -432,7 +428,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--records",
         nargs="+",
         required=True,
-        help="the points' record JSONs (each beside its encoder folder, less .json)",
+        help="the points' record JSONs (each in its encoder's run folder)",
     )
     p.add_argument(
         "--out", type=Path, required=True, help="folder: composer, word rows, selected.json"
