@@ -17,6 +17,7 @@ SCHEEPERS2018_IN = Scheepers2018Inputs(
     set_args(SCHEEPERS2018_MEASURE_SETS),
     unavailable(SCHEEPERS2018_MEASURE_SETS),
     embeddings_missing,
+    RUNS.seed_folders("scheepers2018"),
 )
 SCHEEPERS2018_EMBEDDINGS = SCHEEPERS2018_IN.embeddings_pattern()
 """The embeddings Table 1's groups name: catalogue entries or embeddings a paper's rules build."""
@@ -123,6 +124,7 @@ rule scheepers2018_table1:
         runs=SCHEEPERS2018_IN.runs_args,
         compositions=lookup(dpath="papers/scheepers2018/compositions", within=config),
         method=SCHEEPERS2018_IN.method,
+        seeds=SCHEEPERS2018_IN.seed_args,
     localrule: True
     resources:
         mem_mb=1000,
@@ -131,5 +133,5 @@ rule scheepers2018_table1:
         "../../envs/paracomp.yaml"
     shell:
         "paracomp scheepers2018 table --columns {params.columns:q} --runs {params.runs:q}"
-        " --compositions {params.compositions:q} --method {params.method:q}"
+        " --compositions {params.compositions:q} --method {params.method:q} {params.seeds}"
         " --out {output.table:q} > {log} 2>&1"

@@ -62,3 +62,30 @@ def test_inputs_and_scoring_command(inputs: Inputs) -> None:
     assert args.set == SETS and args.unavailable == UNAVAILABLE
     assert args.train_record == f"{folder}/train.json"
     assert (args.out, args.record) == (f"{folder}/scores.json", f"{folder}/record.json")
+
+
+def test_replicates_from_the_paper_block_reach_table1() -> None:
+    """``papers.scheepers2018.replicates: 3`` (the schema takes it): every run trains its
+    seeds 2 and 3 as replicate runs of rule ``point``; Table 1 waits for their records and
+    reads each seed's folder (``--seed-runs``), which its parser takes."""
+    from paracomp.train.seeded_grid import SeededGrid
+
+    block = paper_settings("scheepers2018", "default", {"replicates": 3})
+    missing = {"paragram-wieting2015-full": "needs ppdb-xl-lexicon"}.get
+    plain = Inputs(block, {}, "resources/mirror/compvec-wordnet", SETS, UNAVAILABLE, missing)
+    grid = SeededGrid.of("scheepers2018", plain, block, {}, 1)
+    inputs = Inputs(block, {}, "resources/mirror/compvec-wordnet", SETS, UNAVAILABLE, missing,
+                    grid.seed_folders)  # fmt: skip
+    assert len(grid.point_runs()) == 3 * 20
+    run = "released/glove-6b-50d/sum/compvec"
+    assert grid.point_settings(f"{run}_seed3")["seed"] == 3
+    folder = "results/scheepers2018/points/released/glove-6b-50d/sum/compvec_seed3/0"
+    assert f"{folder}/record.json" in inputs.records(None)
+    args = shlex.split(inputs.seed_args(None))
+    assert args[0] == "--seed-runs" and len(args) == 1 + 3 * 20
+    assert f"glove-6b-50d/sum/compvec:3={folder}" in args
+    parsed = build_parser().parse_args(
+        ["scheepers2018", "table", "--columns", "{}", "--out", "t.csv", *args]
+    )
+    assert len(parsed.seed_runs) == 60
+    assert plain.seed_args(None) == ""

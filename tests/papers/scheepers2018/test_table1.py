@@ -155,3 +155,54 @@ def test_sick_e_interval_is_the_accuracy_on_each_resample_of_the_test_pairs() ->
     assert measure_replicates(few, "sick_e", bootstrap.Resampler())[2] == (
         f"no interval: {key} has 9 pairs (< 10)"
     )
+
+
+def test_table1_cells_over_seeds(tmp_path) -> None:
+    """Three seeds of a composition's two runs, each with items on the same 50 definitions:
+    a cell is the mean of its seeds' values with their sd, its replicate b the value of the
+    seed drawn for b (one draw per composition, so both variants and the delta are paired) on
+    resample b, and the delta over the seeds' own deltas; the markdown names the seeds."""
+    from paracomp.eval import bootstrap
+    from paracomp.papers.scheepers2018.evaluate import COMPVEC_KEY, ITEM_COLUMNS
+    from paracomp.tables.replicates import read_replicates
+    from paracomp.tables.seeds import draws
+
+    root, rng = tmp_path / "runs", np.random.default_rng(1)
+    seed_runs: dict[str, dict[int, object]] = {}
+    values: dict[str, dict[int, np.ndarray]] = {"original": {}, "compvec": {}}
+    for seed in (1, 2, 3):
+        for variant, top in (("original", 40), ("compvec", 10)):
+            name = variant if seed == 1 else f"{variant}_seed{seed}"
+            recip = 1 / rng.integers(1, top, 50).astype(float)
+            values[variant][seed] = recip
+            _write_scores(root, "sum", name, float(recip.mean()))
+            pd.DataFrame({
+                "measure": "mrr", "key": COMPVEC_KEY, "size": 50, "position": np.arange(50),
+                "gold": np.nan, "pred": recip,
+            })[ITEM_COLUMNS].to_parquet(root / "sum" / name / "0" / "items.parquet")  # fmt: skip
+            seed_runs.setdefault(f"runs/sum/{variant}", {})[seed] = root / "sum" / name / "0"
+    out = tmp_path / "table1.csv"
+    columns = {"glove": {"embeddings": "glove-6b-50d"}}
+    write_table1(columns, {"glove": root}, ["sum"], "m", out, seed_runs)
+
+    compare = pd.read_csv(tmp_path / "table1.compare.csv").set_index(["row", "column"])
+    reps = read_replicates(tmp_path / "table1.replicates.parquet").values
+    counts = bootstrap.counts_of(bootstrap.indices(COMPVEC_KEY, 50), 50)
+    picks = draws("scheepers2018/runs/sum", 3)
+    each = {v: {s: 100 * counts @ r / 50 for s, r in by.items()} for v, by in values.items()}
+    for variant in ("original", "compvec"):
+        means = [100 * values[variant][s].mean() for s in (1, 2, 3)]
+        cell = compare.loc[("mrr/sum", f"glove_{variant}")]
+        assert cell["ours"] == pytest.approx(np.mean(means), abs=0.05)  # printed precision
+        assert cell["sd"] == pytest.approx(np.std(means, ddof=1), abs=0.05)
+        assert cell["replicates"] == 3
+        expected = np.array([each[variant][1 + d][b] for b, d in enumerate(picks)])
+        np.testing.assert_allclose(reps[f"mrr/sum|glove_{variant}"], expected)
+    delta = np.array([each["compvec"][1 + d][b] - each["original"][1 + d][b]
+                      for b, d in enumerate(picks)])  # fmt: skip
+    np.testing.assert_allclose(reps["mrr/sum|glove_delta"], delta)
+    assert "over seeds [1, 2, 3]" in (tmp_path / "table1.md").read_text()
+
+    del seed_runs["runs/sum/original"][3]
+    with pytest.raises(ValueError, match="the variants' seeds differ"):
+        write_table1(columns, {"glove": root}, ["sum"], "m", tmp_path / "t.csv", seed_runs)

@@ -6,7 +6,7 @@ import argparse
 import logging
 from pathlib import Path
 
-from paracomp.arguments import key_values
+from paracomp.arguments import key_values, seeded_paths
 
 log = logging.getLogger("paracomp")
 
@@ -62,7 +62,8 @@ def _table(args: argparse.Namespace) -> None:
     each = {"type": "object", "additionalProperties": ref(TABLE_SCHEMA, "/$defs/column")}
     columns = parse(args.columns, each, "scheepers2018 table --columns", TABLE_SCHEMA)
     roots = {k: Path(v) for k, v in key_values(args.runs).items()}
-    write_table1(columns, roots, args.compositions, args.method, Path(args.out))
+    seeds = seeded_paths(args.seed_runs, "scheepers2018 table --seed-runs")
+    write_table1(columns, roots, args.compositions, args.method, Path(args.out), seeds)
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -134,6 +135,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="each column group's evaluation folder",
     )
     p.add_argument("--compositions", nargs="*", default=[], help="the rows' compositions run")
+    p.add_argument(
+        "--seed-runs",
+        nargs="*",
+        default=[],
+        metavar="EMBEDDINGS/COMPOSITION/VARIANT:SEED=DIR",
+        help="a run's point folder per seed (every seed) where it has replicates",
+    )
     p.add_argument("--method", default="", help="how the cells were computed, for the markdown")
     p.add_argument(
         "--out", required=True, help="the table (CSV; compare file and markdown beside it)"

@@ -6,7 +6,10 @@ columns (``glove``: ``glove_original``, ``glove_compvec``, ``glove_delta``) name
 group's root (:func:`~paracomp.papers.scheepers2018.runs.run_folder`); the delta is computed
 from the unrounded scores, as the paper's. A cell's test-set bootstrap replicates come
 from the run's ``items.parquet`` (:func:`measure_replicates`); a delta's are the difference of
-its two runs' replicates on the same resamples.
+its two runs' replicates on the same resamples. A composition whose runs have seed replicates
+(``seed_runs``) has each cell over the seeds (:func:`~paracomp.tables.build.over_seeds`: the
+mean, the sd and replicates combining seeds and test pairs), the delta over the seeds' own
+deltas; both variants of a composition draw the same seed per resample (paired).
 """
 
 from __future__ import annotations
@@ -23,7 +26,14 @@ from paracomp.atomic import atomic_path
 from paracomp.eval import bootstrap
 from paracomp.papers.scheepers2018.runs import VARIANTS, run_folder
 from paracomp.registry import printed_table
-from paracomp.tables.build import Cell, compare_table, markdown, wide_table, with_intervals
+from paracomp.tables.build import (
+    Cell,
+    compare_table,
+    markdown,
+    over_seeds,
+    wide_table,
+    with_intervals,
+)
 from paracomp.tables.write import write_cell_replicates, write_outputs
 
 CANDIDATE_COLUMNS = [
@@ -46,8 +56,8 @@ def row_keys(paper: str = "scheepers2018", table: str = "table1") -> list[tuple[
     return [tuple(row.split("/", 1)) for row in printed_table(paper, table).rows]  # type: ignore[misc]
 
 
-def _scores(root: Path, composition: str, variant: str) -> dict[str, Any]:
-    return json.loads((run_folder(root, composition, variant) / "scores.json").read_text())
+def _scores(folder: Path) -> dict[str, Any]:
+    return json.loads((folder / "scores.json").read_text())
 
 
 def measure_replicates(
@@ -100,21 +110,49 @@ def _cell(
     return Cell(cell.value, cell.data, cell.reason, boot * scale, keys)
 
 
-def _run_items(root: Path, composition: str, variant: str) -> pd.DataFrame | None:
-    path = run_folder(root, composition, variant) / "items.parquet"
+def _run_items(folder: Path) -> pd.DataFrame | None:
+    path = folder / "items.parquet"
     return pd.read_parquet(path) if path.exists() else None
 
 
-def build_table1(
-    columns: Mapping[str, Mapping[str, Any]],
-    roots: Mapping[str, Path],
-    compositions: Collection[str],
-    method: str,
-    resampler: bootstrap.Resampler | None = None,
-) -> tuple[pd.DataFrame, pd.DataFrame, str, pd.DataFrame]:
-    """Table, compare file, markdown and the candidate-set comparison (:func:`table1_cells`,
-    then :func:`render_table1`)."""
-    return render_table1(*table1_cells(columns, roots, compositions, resampler), method)
+Folders = Mapping[str, Path]
+"""A composition's run folder per variant."""
+
+
+def _pair_cells(
+    folders: Folders, measure: str, scale: float, resampler: bootstrap.Resampler
+) -> dict[str, Cell]:
+    """The Original and CompVec cells of a measure and their delta, from the runs' folders."""
+    pair = [
+        _cell(_scores(folders[v]), measure, scale, _run_items(folders[v]), resampler)
+        for v in VARIANTS
+    ]
+    cells = dict(zip(VARIANTS, pair, strict=True))
+    if pair[0].value is None or pair[1].value is None:
+        cells["delta"] = Cell(None, "", pair[0].reason or pair[1].reason)
+        return cells
+    both = pair[0].boot is not None and pair[1].boot is not None
+    cells["delta"] = Cell(
+        pair[1].value - pair[0].value, "CompVec minus Original, unrounded", "",
+        pair[1].boot - pair[0].boot if both else None,  # type: ignore[operator]
+        pair[0].sets if both else (), "" if both else pair[0].noise or pair[1].noise,
+    )  # fmt: skip
+    return cells
+
+
+def _seed_folders(
+    seed_runs: Mapping[str, Mapping[int, Path]], root: Path, composition: str
+) -> dict[int, Folders]:
+    """Seed -> variant -> run folder of a composition's replicates under ``root``
+    (``seed_runs``: ``<embeddings>/<composition>/<variant>`` -> seed -> folder); empty without
+    replicates. Both variants must have the same seeds."""
+    found = {v: seed_runs.get(f"{root.name}/{composition}/{v}", {}) for v in VARIANTS}
+    seeds = {v: set(by_seed) for v, by_seed in found.items()}
+    if not any(seeds.values()):
+        return {}
+    if len({frozenset(s) for s in seeds.values()}) > 1:
+        raise ValueError(f"{root.name}/{composition}: the variants' seeds differ: {seeds}")
+    return {s: {v: Path(found[v][s]) for v in VARIANTS} for s in sorted(seeds[VARIANTS[0]])}
 
 
 def render_table1(
@@ -137,13 +175,15 @@ def table1_cells(
     roots: Mapping[str, Path],
     compositions: Collection[str],
     resampler: bootstrap.Resampler | None = None,
+    seed_runs: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> tuple[dict[tuple[str, str], Cell], dict[str, dict[str, Any]], list[list[Any]]]:
     """Every cell (with its replicates on ``resampler``'s resamples, a default one if None),
     the expanded column specs and the candidate-set rows.
 
     ``columns`` is the config's embeddings groups (``embeddings`` or ``reason``, ``note``);
     ``roots`` the runs folder of each computed group; ``compositions`` the rows' compositions
-    that were run.
+    that were run; ``seed_runs`` the folder of each seed of the runs with replicates
+    (``<embeddings>/<composition>/<variant>`` -> seed -> folder, every seed).
     """
     printed = printed_table("scheepers2018", "table1")
     resampler = resampler or bootstrap.Resampler()
@@ -162,24 +202,23 @@ def table1_cells(
                 for suffix in (*VARIANTS, "delta"):
                     cells[row, f"{group}_{suffix}"] = Cell(None, "", reason)
                 continue
-            runs = {v: _scores(roots[group], composition, v) for v in VARIANTS}
-            items = {v: _run_items(roots[group], composition, v) for v in VARIANTS}
-            pair = [_cell(runs[v], measure, printed.scale, items[v], resampler) for v in VARIANTS]
-            for variant, cell in zip(VARIANTS, pair, strict=True):
-                cells[row, f"{group}_{variant}"] = cell
-            if pair[0].value is None or pair[1].value is None:
-                reason = pair[0].reason or pair[1].reason
-                cells[row, f"{group}_delta"] = Cell(None, "", reason)
+            folders = {v: run_folder(roots[group], composition, v) for v in VARIANTS}
+            by_seed = _seed_folders(seed_runs or {}, roots[group], composition)
+            if by_seed:
+                each = {
+                    s: _pair_cells(f, measure, printed.scale, resampler) for s, f in by_seed.items()
+                }
+                model = f"scheepers2018/{roots[group].name}/{composition}"
+                for suffix in (*VARIANTS, "delta"):
+                    per = {s: found[suffix] for s, found in each.items()}
+                    cells[row, f"{group}_{suffix}"] = over_seeds(model, per, printed.scale)
             else:
-                both = pair[0].boot is not None and pair[1].boot is not None
-                cells[row, f"{group}_delta"] = Cell(
-                    pair[1].value - pair[0].value, "CompVec minus Original, unrounded", "",
-                    pair[1].boot - pair[0].boot if both else None,  # type: ignore[operator]
-                    pair[0].sets if both else (), "" if both else pair[0].noise or pair[1].noise,
-                )  # fmt: skip
+                own = _pair_cells(folders, measure, printed.scale, resampler)
+                for suffix, cell in own.items():
+                    cells[row, f"{group}_{suffix}"] = cell
             if measure == "mrr":
                 for variant in VARIANTS:
-                    found = runs[variant]["compvec"]
+                    found = _scores(folders[variant])["compvec"]
                     paper = printed.value(row, f"{group}_{variant}")
                     ours = {k: found[k]["mrr"] * 100 for k in ("all", "test")}
                     closer = _closer(ours, paper)
@@ -231,11 +270,18 @@ def write_table1(
     compositions: Collection[str],
     method: str,
     out: Path,
+    seed_runs: Mapping[str, Mapping[int, Path]] | None = None,
 ) -> None:
     """Write ``table1.csv``, ``.compare.csv``, ``.md``, ``.candidates.csv`` and the cells'
-    replicates."""
+    replicates (over the seeds of the runs ``seed_runs`` has)."""
     resampler = bootstrap.Resampler()
-    cells, expanded, found = table1_cells(columns, roots, compositions, resampler)
+    cells, expanded, found = table1_cells(columns, roots, compositions, resampler, seed_runs)
+    if seed_runs:
+        seeds = sorted({s for by_seed in seed_runs.values() for s in by_seed})
+        method += (
+            f"; over seeds {seeds} (each cell the mean, ± over seeds and test pairs, `sd` in the"
+            " compare file; a delta over the seeds' deltas)"
+        )
     wide, compare, text, candidates = render_table1(cells, expanded, found, method)
     write_outputs(out, wide, compare, text)
     write_cell_replicates(out, cells, resampler)

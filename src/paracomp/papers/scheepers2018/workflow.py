@@ -13,6 +13,7 @@ from typing import Any
 from paracomp.errors import ConfigError
 from paracomp.papers.scheepers2018.runs import POINT, VARIANTS, run_config
 from paracomp.train.grid import point_folder
+from paracomp.train.seeded_grid import SeedFolders, one_seed
 
 MEASURE_SETS = ("sts2014", "sts2015", "sick2014", "simlex999", "simverb3500", "ws353-all")
 """The evaluation sets of Table 1's measures (CompVecEval reads the split's own data)."""
@@ -26,7 +27,9 @@ class Inputs:
     fetched folder of the authors' split (compvec-wordnet), None where no source has it;
     ``sets``: ``set=parquet`` of the :data:`MEASURE_SETS` that some source provides,
     ``unavailable``: ``set=reason`` of the others; ``missing``: why embeddings cannot be had
-    here (embeddings a paper's rules build from an unavailable dataset), else None.
+    here (embeddings a paper's rules build from an unavailable dataset), else None;
+    ``seed_folders``: a run's point folders per seed (its replicates: the paper block's or
+    ``training``'s ``replicates``; paracomp.train.seeded_grid.SeededGrid.seed_folders).
 
     Its CompVec runs are scored grid points (paracomp.train.grid.ScoredGrid): run
     ``<split>/<embeddings>/<composition>/<variant>``, one point (its folder
@@ -39,6 +42,7 @@ class Inputs:
     sets: Sequence[str]
     unavailable: Sequence[str]
     missing: Callable[[str], str | None]
+    seed_folders: SeedFolders = one_seed
 
     def __post_init__(self) -> None:
         missing = set(self.block["compositions"]) - set(self.block["composers"])
@@ -82,9 +86,10 @@ class Inputs:
         return [{}]
 
     @staticmethod
-    def point_replicates(run: str) -> int:
-        """One seed a run: Table 1 does not combine seeds yet."""
-        return 1
+    def point_replicates(run: str) -> None:
+        """No run of its own: the paper block's or ``training``'s ``replicates`` apply to
+        every run (Table 1 takes each cell over the seeds)."""
+        return None
 
     def point_settings(self, run: str) -> dict[str, Any]:
         """The run's settings that differ from their defaults, less device and threads (the
@@ -152,8 +157,24 @@ class Inputs:
         return {g: spec["embeddings"] for g, spec in columns.items() if spec.get("embeddings")}
 
     def records(self, wildcards) -> list[str]:
-        """Every Table 1 run's record (its job writes it last: the scores and items are there)."""
-        return [f"{self.folder(run)}/record.json" for run in self.point_runs()]
+        """Every Table 1 run's record (its job writes it last: the scores and items are there),
+        and its seed replicates'."""
+        own = [f"{self.folder(run)}/record.json" for run in self.point_runs()]
+        return own + [f"{folder}/record.json" for _, folder in self._seeded()]
+
+    def _seeded(self) -> list[tuple[str, str]]:
+        """``<embeddings>/<composition>/<variant>:<seed>`` and the point folder of every seed
+        of the runs with replicates."""
+        return [
+            (f"{run.split('/', 1)[1]}:{seed}", folders[POINT])
+            for run in self.point_runs()
+            for seed, folders in self.seed_folders(run).items()
+        ]
+
+    def seed_args(self, wildcards) -> str:
+        """``--seed-runs`` of the runs with replicates (none: no option)."""
+        seeded = " ".join(shlex.quote(f"{key}={folder}") for key, folder in self._seeded())
+        return f"--seed-runs {seeded}" if seeded else ""
 
     def leaderboard(self) -> dict[str, dict[str, str]]:
         """Each CompVec run of Table 1 as a leaderboard model ``scheepers2018/<group>_<composition>_<variant>``:
