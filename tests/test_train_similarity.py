@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from paracomp import artefacts
-from paracomp.errors import ConfigError
+from paracomp.errors import ConfigError, DataError
 from paracomp.run_config import TrainConfig
 from paracomp.train import loop
 from paracomp.train.similarity.model import SimilarityHead, sparse_target
@@ -267,7 +267,8 @@ def test_train_checks_a_supervised_run_s_inputs_and_settings(tmp_path):
     from paracomp.run_folder import write_run
     from paracomp.train.job import train_job
 
-    pairs, init = _write(tmp_path, *_toy())
+    table, words, matrix = _toy()
+    pairs, init = _write(tmp_path, table, words, matrix)
     with pytest.raises(ConfigError, match="needs the initial word rows"):
         train_job(_config(), pairs, tmp_path / "a")
     other = TrainConfig.from_dict({**SMALL, "composer": "lstmavg"})
@@ -280,11 +281,17 @@ def test_train_checks_a_supervised_run_s_inputs_and_settings(tmp_path):
     with pytest.raises(ConfigError, match="--init-composer starts objective 'supervised' only"):
         train_job(pair, pairs, tmp_path / "c", init=init,
                   init_composer=tmp_path / "lstm" / "composer.pt")  # fmt: skip
+    small = tmp_path / "small.parquet"
+    artefacts.write_embeddings(words, matrix[:, :4], small, artefacts.Provenance("t", "t", {}, {}))
+    with pytest.raises(ConfigError, match="4-d word rows, but dim is 8"):
+        train_job(_config(), pairs, tmp_path / "d", init=small)
+    with pytest.raises(DataError, match="missing columns"):
+        train_job(_config(), init, tmp_path / "e", init=init)
     with pytest.raises(ConfigError, match=r"\['megabatch'\] apply to the pair objectives"):
         _config(megabatch=2)
     with pytest.raises(ConfigError, match="optimizer 'adam' only"):
         _config(optimizer="adagrad")
-    assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
+    assert not any((tmp_path / d).exists() for d in "abcde")
 
 
 def test_a_record_is_json(tmp_path):

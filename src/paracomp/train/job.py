@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.parquet as pq
 
 from paracomp import artefacts
@@ -56,6 +57,8 @@ def train_job(
     ``supervised`` objective trains on a SCORED_PAIRS table from the word rows ``init`` and,
     if given, the composer of ``init_composer`` (a run's ``composer.pt``), which its
     regularisation then pulls towards (:func:`_supervised_job`)."""
+    if config.objective == "supervised":
+        artefacts.require(pairs, artefacts.SCORED_PAIRS)
     table = pq.read_table(pairs)
     inputs = [p for p in (pairs, init, constraints, init_composer) if p is not None]
     checksums = artefacts.input_checksums(inputs)
@@ -94,7 +97,7 @@ def train_job(
 
 def _supervised_job(
     config: TrainConfig,
-    pairs: Any,
+    pairs: pa.Table,
     out_dir: Path,
     checksums: dict[str, str],
     init: Path | None,
@@ -126,6 +129,8 @@ def _supervised_job(
     if init_composer is not None:
         composer.load_state_dict(saved["composer"])
     words, matrix = artefacts.read_embeddings(init)
+    if matrix.shape[1] != config.dim:
+        raise ConfigError(f"{init}: {matrix.shape[1]}-d word rows, but dim is {config.dim}")
     task = SimilarityTask(config, pairs, list(words), matrix, composer, init_composer is not None)
     curve = loop.run(task, Path(out_dir), progress=False, inputs=checksums)
     return {**loop.record(config, curve, len(task.parts["train"])), **task.report(curve)}
