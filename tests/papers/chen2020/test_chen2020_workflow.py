@@ -4,6 +4,7 @@ mirror) and of the paper config (ParaNMT, SNLI and GloVe 840B upstream, full gri
 from __future__ import annotations
 
 import re
+import shlex
 
 import pytest
 
@@ -95,3 +96,9 @@ def test_seed_replicates_of_the_runs(tmp_path, mirror, dry_run):
     seeds = f"--seed-scores wlo:1={scores}/wlo.parquet wlo:2={scores}/wlo_seed2.parquet"
     assert seeds in out
     assert f"wordsum:2={scores}/wordsum_seed2.parquet" in out
+    # the tables' setting names the configured runs, not their replicates (the schema's names)
+    from paracomp.papers.chen2020.cli import _setting
+
+    table = next(line for line in out.splitlines() if "paracomp chen2020 table table3" in line)
+    setting = _setting(shlex.split(table.split("--setting ", 1)[1])[0])
+    assert set(setting["runs"]) == {"wordavg", "lstm_avg", "lstm_gaussian", "wlo", "wlo_noprior"}
