@@ -42,8 +42,9 @@ PAIR_ONLY = {
 }
 """Settings of the pair objectives' loss only, with the value that switches each off."""
 
-SUPERVISED_NOISE = ("scramble", "word_dropout")
-"""The settings of :data:`PAIR_ONLY` that objective ``supervised`` takes as well."""
+ADAM_OBJECTIVES = {"targets": (), "supervised": ("scramble", "word_dropout")}
+"""The objectives beside the pair objectives, which train with Adam only, and the settings of
+:data:`PAIR_ONLY` each takes as well."""
 
 RESUMABLE_CHANGES = (
     "epochs",
@@ -162,22 +163,16 @@ def validate(values: Mapping[str, Any], where: str = "train config") -> None:
     """Check settings (complete or partial) against the schema and the rules between them;
     errors name ``where`` and the key."""
     settings.check(dict(values), schema(), where)
-    if values.get("objective") == "targets":
+    objective = values.get("objective")
+    if objective in ADAM_OBJECTIVES:
         if values.get("optimizer", "adam") != "adam":
-            raise ConfigError(f"{where}: objective 'targets' trains with optimizer 'adam' only")
-        used = sorted(k for k, off in PAIR_ONLY.items() if values.get(k, off) != off)
-        if used:
-            raise ConfigError(f"{where}: {used} apply to the pair objectives, not 'targets'")
-    if values.get("objective") == "supervised":
-        if values.get("optimizer", "adam") != "adam":
-            raise ConfigError(f"{where}: objective 'supervised' trains with optimizer 'adam' only")
+            raise ConfigError(f"{where}: objective '{objective}' trains with optimizer 'adam' only")
+        taken = ADAM_OBJECTIVES[objective]
         used = sorted(
-            k
-            for k, off in PAIR_ONLY.items()
-            if k not in SUPERVISED_NOISE and values.get(k, off) != off
+            k for k, off in PAIR_ONLY.items() if k not in taken and values.get(k, off) != off
         )
         if used:
-            raise ConfigError(f"{where}: {used} apply to the pair objectives, not 'supervised'")
+            raise ConfigError(f"{where}: {used} apply to the pair objectives, not '{objective}'")
     constrained = values.get("constraints", "none") != "none"
     if constrained and values.get("sampler", "max_skip") != "max_skip":
         raise ConfigError(f"{where}: constraints need sampler 'max_skip'")

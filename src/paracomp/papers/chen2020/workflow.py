@@ -277,20 +277,17 @@ class Inputs:
             "frequencies": self.block["frequencies"],
             "init": self.init(),
             "init_missing": self.init_missing,
-            "runs": {
-                run: dict(spec)
-                for run, spec in self.block["runs"].items()
-                if run in self.configured()
-            },
+            "runs": {run: dict(self.block["runs"][run]) for run in self.configured()},
             "grids": dict(self.block["grids"]),
             "note": note,
         }
 
-    def configured(self) -> set[str]:
+    def configured(self) -> list[str]:
         """The runs of the config, less their seed replicates (``<run>_seed<s>``, which the
         expanded block's ``runs`` holds too)."""
-        copies = {name for run, by_seed in self.replicates.items() for name in by_seed.values()}
-        return {run for run in self.block["runs"] if run not in copies or run in self.replicates}
+        names = {name for by_seed in self.replicates.values() for name in by_seed.values()}
+        copies = names - set(self.replicates)
+        return [run for run in self.block["runs"] if run not in copies]
 
     def run_inputs(self, run: str) -> list[str]:
         return [f"{RUNS}/{run}/composer.pt", f"{RUNS}/{run}/embeddings.parquet"]
