@@ -25,7 +25,7 @@ class _Grid:
     def point_replicates(self, run: str) -> None:
         return None
 
-    def point_inputs(self, run: str) -> dict:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict:
         return {"pairs": "pairs.parquet"}
 
     def point_score(self, run: str, point: int, folder: str) -> str:

@@ -163,7 +163,7 @@ class _Scored:
     def point_replicates(self, run: str) -> None:
         return None
 
-    def point_inputs(self, run: str) -> dict:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict:
         return {"pairs": "full.parquet", "sets": "scored-sets"}
 
     def point_score(self, run: str, point: int, folder: str) -> str:

@@ -53,7 +53,6 @@ wildcard_constraints:
     dim=r"\d+",
     selection=f"({'|'.join(WIETING2015_SELECTIONS)})(_seed\\d+)?",
     data="|".join(WIETING2015_RNN_DATA),
-    vectors="init|paragram|" + "|".join(WIETING2015_SST_VECTORS),
 
 
 rule wieting2015:
@@ -187,6 +186,26 @@ rule wieting2015_paragram:
         "paracomp wieting2015 paragram --selected {input:q} --out {output:q} > {log} 2>&1"
 
 
+rule wieting2015_paragram_seed:
+    input:
+        "results/wieting2015/words/paragram_seed{seed}.selected.json",
+    output:
+        "results/wieting2015/words/paragram_seed{seed}.parquet",
+    wildcard_constraints:
+        seed=r"\d+",
+    log:
+        "logs/wieting2015/paragram_seed{seed}.log",
+    benchmark:
+        "benchmarks/snakemake/wieting2015/paragram_seed{seed}.tsv"
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    conda:
+        "../../envs/paracomp.yaml"
+    shell:
+        "paracomp wieting2015 paragram --selected {input:q} --out {output:q} > {log} 2>&1"
+
+
 rule wieting2015_paragram_full:
     input:
         paragram=WIETING2015_PARAGRAM,
@@ -214,13 +233,15 @@ rule wieting2015_rnn_select:
     input:
         records=WIETING2015_IN.rnn_records,
     output:
-        selected="results/wieting2015/rnn/{data}.selected.json",
-        composer="results/wieting2015/rnn/{data}.selected/composer.pt",
-        embeddings="results/wieting2015/rnn/{data}.selected/embeddings.parquet",
+        selected="results/wieting2015/rnn/{rnn}.selected.json",
+        composer="results/wieting2015/rnn/{rnn}.selected/composer.pt",
+        embeddings="results/wieting2015/rnn/{rnn}.selected/embeddings.parquet",
+    wildcard_constraints:
+        rnn=f"({'|'.join(WIETING2015_RNN_DATA)})(_seed\\d+)?",
     log:
-        "logs/wieting2015/rnn/{data}.selected.log",
+        "logs/wieting2015/rnn/{rnn}.selected.log",
     benchmark:
-        "benchmarks/snakemake/wieting2015/rnn/{data}.selected.tsv"
+        "benchmarks/snakemake/wieting2015/rnn/{rnn}.selected.tsv"
     resources:
         mem_mb=500,
         runtime=5,
@@ -228,7 +249,7 @@ rule wieting2015_rnn_select:
         "../../envs/paracomp.yaml"
     shell:
         "paracomp wieting2015 select --records {input.records:q} --criterion dev"
-        " --out {output.selected:q} --run-out results/wieting2015/rnn/{wildcards.data}.selected"
+        " --out {output.selected:q} --run-out results/wieting2015/rnn/{wildcards.rnn}.selected"
         " > {log} 2>&1"
 
 
@@ -238,6 +259,8 @@ rule wieting2015_add_scores:
         sets=WIETING2015_PHRASE_SETS,
     output:
         "results/wieting2015/scores/{vectors}.parquet",
+    wildcard_constraints:
+        vectors=r"init|paragram(_seed\d+)?",
     log:
         "logs/wieting2015/scores/{vectors}.log",
     benchmark:
@@ -258,6 +281,8 @@ rule wieting2015_sst:
         sst=WIETING2015_IN.sst_input,
     output:
         "results/wieting2015/sst/{vectors}.json",
+    wildcard_constraints:
+        vectors=f"({'|'.join(WIETING2015_SST_VECTORS)})(_seed\\d+)?",
     log:
         "logs/wieting2015/sst/{vectors}.log",
     benchmark:

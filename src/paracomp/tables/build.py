@@ -199,7 +199,7 @@ def over_seeds(model: str, each: Mapping[int, Cell], scale: float = 1.0) -> Cell
         return next(iter(each.values()))
     found = combine(
         model, list(each), [c.value for c in cells], [c.boot for c in cells],
-        [c.reason for c in cells],
+        [c.reason if c.value is None else "" for c in cells],
     )  # fmt: skip
     first = next((c for c in cells if c.value is not None), cells[0])
     if found.value is None:

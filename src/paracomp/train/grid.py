@@ -75,9 +75,10 @@ class ScoredGrid(Protocol):
         or ``training``'s apply; 1: one seed, whatever they say)."""
         ...
 
-    def point_inputs(self, run: str) -> dict[str, Any]:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict[str, Any]:
         """A run's inputs by name: ``pairs``, the trainer's own (:data:`TRAINER_INPUTS`) and
-        what the scoring reads."""
+        what the scoring reads; ``seed``: a seed replicate's seed (None: the run's own), for a
+        run whose replicate starts from another seed's artefacts (most ignore it)."""
         ...
 
     def point_score(self, run: str, point: int, folder: str) -> str:
@@ -111,8 +112,8 @@ class JoinedGrid:
     def point_replicates(self, run: str) -> int | list[int] | None:
         return self.owner[run].point_replicates(run)
 
-    def point_inputs(self, run: str) -> dict[str, Any]:
-        return self.owner[run].point_inputs(run)
+    def point_inputs(self, run: str, seed: int | None = None) -> dict[str, Any]:
+        return self.owner[run].point_inputs(run, seed)
 
     def point_score(self, run: str, point: int, folder: str) -> str:
         return self.owner[run].point_score(run, point, folder)

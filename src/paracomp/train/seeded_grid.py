@@ -88,7 +88,7 @@ class SeededGrid:
         return settings if seed is None else {**settings, "seed": seed}
 
     def point_inputs(self, run: str) -> dict[str, Any]:
-        return self.grid.point_inputs(self._base(run)[0])
+        return self.grid.point_inputs(*self._base(run))
 
     def point_score(self, run: str, point: int, folder: str) -> str:
         return self.grid.point_score(self._base(run)[0], point, folder)

@@ -246,3 +246,66 @@ def test_table9_change_of_error_on_every_resample():
     drawn = bootstrap.indices(ANNOTATED, 120)[4]
     changed = error_change(gold[drawn], add[drawn], rnn[drawn], ratios[drawn], LENGTH_BINS)
     assert cell.boot[4] == pytest.approx(changed["both"][1] / 100)
+
+
+def _chain_seed(folder: Path, seed: int, shift: float) -> list[Path]:
+    """Seed ``seed``'s chain files: its RNNs and PARAGRAM addition, predictions moved by
+    ``shift`` on the pairs they rank (the marks are the own seed's)."""
+
+    def scores(name, annotated, ml):
+        rows = _rows("annotated-ppdb", "all", "test", PAIRS, GOLD, annotated)
+        ratings = [float(r) for each in ML_RATINGS for r in each]
+        for kind in ("jn", "nn", "vn"):
+            pairs = [p for p in ML_PAIRS for _ in range(3)]
+            rows += _rows("ml2010", kind, "test", pairs, ratings, [p for p in ml for _ in range(3)])
+        path = folder / f"{name}.parquet"
+        pd.DataFrame(rows).to_parquet(path)
+        return path
+
+    moved_rnn = [p + shift * (i % 3) for i, p in enumerate(RNN)]
+    moved_ml = [p + shift * (i % 2) for i, p in enumerate(ML_PRED["rnn"])]
+    run = scores(f"rnn_seed{seed}", moved_rnn, moved_ml)
+    files = []
+    for data in ("phrases", "jn", "nn", "vn"):
+        record = {"point": {"reg_initial": 0.01}, "scores": str(run), "criterion": {"dev": 0.4}}
+        selected = folder / f"{data}_seed{seed}.selected.json"
+        selected.write_text(json.dumps({"record": record, "points": [record]}))
+        files.append(selected)
+    moved_add = [p - shift * (i % 2) for i, p in enumerate(ADD)]
+    moved_ml_add = [p - shift * (i % 3) for i, p in enumerate(ML_PRED["paragram"])]
+    scores(f"paragram_seed{seed}", moved_add, moved_ml_add)
+    return [*files, folder / f"paragram_seed{seed}.parquet"]
+
+
+def test_tables5_and_6_paragram_rows_over_the_chain_seeds(sources, tmp_path, monkeypatch):
+    from paracomp.papers.wieting2015 import phrase_tables
+
+    # Table 6's overlap rows lemmatise with WordNet: words as they are (no WordNet here)
+    monkeypatch.setattr(phrase_tables, "_lemmatizer", lambda wordnet: lambda word: word)
+    chain = tmp_path / "chain"
+    chain.mkdir()
+    seeds = [path for s in (2, 3) for path in _chain_seed(chain, s, 0.2 * (s - 1))]
+    seeded = Sources(**{**vars(sources), "seeds": seeds, "own_seed": 1})
+    ml_gold = [r for ratings in ML_RATINGS for r in ratings]
+    for table, column, gold in (("table6", "annotated_ppdb", GOLD), ("table5", "ml_nn", ml_gold)):
+        one, _ = _cells(table, sources)
+        _, built = _cells(table, seeded)
+        for row in ("paragram_add", "paragram_rnn"):
+            name = "rnn" if row == "paragram_rnn" else "paragram"
+            each = [one[row, column]]
+            for s in (2, 3):
+                part = pd.read_parquet(chain / f"{name}_seed{s}.parquet")
+                name_, subset = ("annotated-ppdb", "all") if table == "table6" else ("ml2010", "nn")
+                part = part[(part["set"] == name_) & (part["subset"] == subset)]
+                each.append(spearmanr(gold, part["pred"]).statistic)
+            cell = built.cells[row, column]
+            assert cell.value == pytest.approx(np.mean(each)) and cell.replicates == 3
+            assert cell.sd == pytest.approx(np.std(each, ddof=1)) and cell.sd > 0
+            assert "mean over 3 seeds (1, 2, 3)" in cell.reason and "Steiger" in cell.reason
+        plain = built.cells["skipgram_add", column]  # the initial vectors: no seed
+        assert plain.value == one["skipgram_add", column] and plain.replicates == 1
+        assert any("of the seed chain" in n for n in built.notes)
+    _, five = _cells("table5", seeded)
+    avg = five.cells["paragram_rnn", "ml_avg"]  # each seed's mean of JN, NN, VN, then over seeds
+    assert avg.value == pytest.approx(five.cells["paragram_rnn", "ml_nn"].value)
+    assert avg.boot is not None and avg.test is not None

@@ -103,7 +103,7 @@ class Inputs:
             values.pop(key, None)
         return values
 
-    def point_inputs(self, run: str) -> dict[str, Any]:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict[str, Any]:
         """The split's training pairs and the embeddings' initial rows (the trainer's), its test
         data, the pretrained vectors and the evaluation sets (the scoring's)."""
         split, embeddings, _, _ = run.split("/")

@@ -229,6 +229,7 @@ def _table(args: argparse.Namespace) -> None:
         pairs=paths(args.pairs),
         lexical=path(args.lexical),
         wordnet=path(args.wordnet),
+        own_seed=args.own_seed,
     )
     from paracomp.papers.wieting2015.workflow import SETTING
     from paracomp.registry import block_argument
@@ -361,7 +362,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("table", choices=[f"table{n}" for n in range(1, 10)], help="the table's name")
     for name, text in {
         "words": "the word runs' selected records (Table 3)",
-        "seeds": "the word selections per seed (<selection>_seed<s>.selected.json, Table 3)",
+        "seeds": "the seed replicates' inputs: the word selections per seed "
+        "(<selection>_seed<s>.selected.json, Table 3), the seed chain's other seeds (Table 4: "
+        "sst/<vectors>_seed<s>.json; 5, 6: rnn/<data>_seed<s>.selected.json and "
+        "scores/paragram_seed<s>.parquet)",
         "sst": "the CNN's accuracies per vectors (Table 4)",
         "rnn": "the RNN runs' selected records",
         "scores": "the initial and PARAGRAM vectors' phrase scores",
@@ -376,6 +380,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "wordnet": "NLTK data folder with WordNet 3.0",
     }.items():
         p.add_argument(f"--{name}", help=text)
+    p.add_argument(
+        "--own-seed", type=int, help="the seed chain's own seed (Tables 4-6 with --seeds)"
+    )
     p.add_argument("--unavailable", action="append", help="why the table's data is missing")
     p.add_argument("--spec", required=True, help="the table's config entry, as JSON")
     p.add_argument("--setting", required=True, help="the paper block's settings, as JSON")

@@ -19,7 +19,9 @@ from paracomp.papers.wieting2015.table_cells import (
     Built,
     Sources,
     by_stem,
+    chain_files,
     fmt_point,
+    over_chain,
     read_json,
     rho_cell,
     steiger_marks,
@@ -46,6 +48,20 @@ class PhraseScores:
         pairs = {k: read_json(p) for k, p in by_stem(src.pairs).items()}
         return cls(add, rnn, selected, pairs)
 
+    def for_seed(self, files: Mapping[str, Path]) -> PhraseScores:
+        """The scores of one seed of the chain: its PARAGRAM addition (``paragram``) and its
+        selected RNNs (``<data>``) from ``files`` (table_cells.chain_files), the initial
+        vectors' as they are; ``{}``: these."""
+        if not files:
+            return self
+        selected = {k: read_json(p) for k, p in files.items() if k in self.selected}
+        return PhraseScores(
+            {**self.add, "paragram": pd.read_parquet(files["paragram"])},
+            {k: pd.read_parquet(s["record"]["scores"]) for k, s in selected.items()},
+            selected,
+            self.pairs,
+        )
+
     def rnn_data(self, data: str) -> str:
         chosen, counts = self.selected[data], self.pairs[data]
         return (
@@ -71,9 +87,35 @@ def _ml_points(part: pd.DataFrame, ml: str) -> tuple[np.ndarray, np.ndarray]:
     return means, np.array([by_pair[p] for p in pairs])
 
 
+CHAINED = ("paragram_add", "paragram_rnn")
+"""The rows of Tables 5 and 6 over the seed chain's seeds (with replicates)."""
+
+
 def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
+    """Table 5; with seed replicates the PARAGRAM rows are over the chain's seeds."""
     built = Built()
     found = PhraseScores.load(src)
+    _ml_cells(built, found, ml)
+    chain = chain_files(src)
+    if chain:
+        each = {s: _ml_cells(Built(), found.for_seed(f), ml).cells for s, f in chain.items()}
+        over_chain(built, CHAINED, each)
+    for column in ("ml_jn", "ml_nn", "ml_vn", "ml_avg"):
+        built.cells["hashimoto2014", column] = Cell(
+            None, "", "Hashimoto et al.'s (2014) PAS-CLBLM vectors are unavailable here"
+        )
+        built.cells["mitchell_lapata2010", column] = Cell(None, "", LITERATURE)
+        built.cells["human", column] = Cell(None, "", "not printed for the ML columns")
+    built.notes += [
+        "skip-gram rows: vector addition with our initial vectors (GloVe stand-in); the ‡ "
+        "marks (over Hashimoto et al.) cannot be computed.",
+        TREES,
+    ]
+    return built
+
+
+def _ml_cells(built: Built, found: PhraseScores, ml: str) -> Built:
+    """``built`` with the computed cells and marks of Table 5 from ``found``."""
     rows = ("skipgram_add", "paragram_add", "paragram_rnn")
     values: dict[str, list[Cell]] = {r: [] for r in rows}
     for kind in TYPES:
@@ -115,17 +157,6 @@ def table5(src: Sources, columns: Mapping[str, Any], ml: str) -> Built:
             float(np.mean([c.value for c in each])), "mean of JN, NN and VN", "", boot,
             tuple(k for c in each for k in c.sets), next((c.noise for c in each if c.noise), ""),
         )  # fmt: skip
-    for column in ("ml_jn", "ml_nn", "ml_vn", "ml_avg"):
-        built.cells["hashimoto2014", column] = Cell(
-            None, "", "Hashimoto et al.'s (2014) PAS-CLBLM vectors are unavailable here"
-        )
-        built.cells["mitchell_lapata2010", column] = Cell(None, "", LITERATURE)
-        built.cells["human", column] = Cell(None, "", "not printed for the ML columns")
-    built.notes += [
-        "skip-gram rows: vector addition with our initial vectors (GloVe stand-in); the ‡ "
-        "marks (over Hashimoto et al.) cannot be computed.",
-        TREES,
-    ]
     return built
 
 
@@ -146,27 +177,17 @@ ANNOTATED = "annotated-ppdb/all/test"
 
 
 def table6(src: Sources, columns: Mapping[str, Any]) -> Built:
+    """Table 6; with seed replicates the PARAGRAM rows are over the chain's seeds."""
     built = Built()
     found = PhraseScores.load(src)
-    parts = annotated(found)
-    gold = parts["skipgram_add"]["gold"].to_numpy()
+    _annotated_cells(built, found)
+    chain = chain_files(src)
+    if chain:
+        each = {s: _annotated_cells(Built(), found.for_seed(f)).cells for s, f in chain.items()}
+        over_chain(built, CHAINED, each)
+    test = annotated(found)["skipgram_add"]
+    gold = test["gold"].to_numpy()
     where = f"Annotated-PPDB test: {len(gold):,} pairs"
-    for row, part in parts.items():
-        pred = part["pred"].to_numpy()
-        data = f"{where}, {int(part['oov'].sum())} with out-of-vocabulary words"
-        reason = ""
-        if row == "paragram_rnn":
-            data += "; " + found.rnn_data("phrases")
-        if row != "skipgram_add":
-            baselines: dict[str, tuple[str, np.ndarray | None]] = {
-                "*": ("skip-gram +", parts["skipgram_add"]["pred"].to_numpy())
-            }
-            if row == "paragram_rnn":
-                baselines["†"] = ("PARAGRAM +", parts["paragram_add"]["pred"].to_numpy())
-                baselines["‡"] = ("PPDB+SVR", None)
-            built.marks[row, "annotated_ppdb"], reason = steiger_marks(gold, pred, baselines)
-        built.cells[row, "annotated_ppdb"] = rho_cell(gold, pred, ANNOTATED, data, reason)
-    test = parts["skipgram_add"]
     lemma = _lemmatizer(src.wordnet)
     strict = [strict_overlap(a, b) for a, b in zip(test["s1"], test["s2"], strict=True)]
     lemmatized = [
@@ -198,6 +219,29 @@ def table6(src: Sources, columns: Mapping[str, Any]) -> Built:
         "marks (over PPDB+SVR) cannot be computed.",
         TREES,
     ]
+    return built
+
+
+def _annotated_cells(built: Built, found: PhraseScores) -> Built:
+    """``built`` with the models' cells and marks of Table 6 from ``found``."""
+    parts = annotated(found)
+    gold = parts["skipgram_add"]["gold"].to_numpy()
+    where = f"Annotated-PPDB test: {len(gold):,} pairs"
+    for row, part in parts.items():
+        pred = part["pred"].to_numpy()
+        data = f"{where}, {int(part['oov'].sum())} with out-of-vocabulary words"
+        reason = ""
+        if row == "paragram_rnn":
+            data += "; " + found.rnn_data("phrases")
+        if row != "skipgram_add":
+            baselines: dict[str, tuple[str, np.ndarray | None]] = {
+                "*": ("skip-gram +", parts["skipgram_add"]["pred"].to_numpy())
+            }
+            if row == "paragram_rnn":
+                baselines["†"] = ("PARAGRAM +", parts["paragram_add"]["pred"].to_numpy())
+                baselines["‡"] = ("PPDB+SVR", None)
+            built.marks[row, "annotated_ppdb"], reason = steiger_marks(gold, pred, baselines)
+        built.cells[row, "annotated_ppdb"] = rho_cell(gold, pred, ANNOTATED, data, reason)
     return built
 
 

@@ -5,6 +5,7 @@ Steiger's significance marks (:func:`steiger_marks`, one-tailed at p < 0.05,
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ import numpy as np
 from paracomp.eval import bootstrap
 from paracomp.eval.metrics import spearman
 from paracomp.eval.significance import compare
-from paracomp.tables.build import Cell
+from paracomp.tables.build import Cell, cells_over_seeds
 from paracomp.tables.printed import PrintedTable
 
 PAPER = "wieting2015"
@@ -66,6 +67,51 @@ class Sources:
     pairs: Sequence[Path] = ()
     lexical: Path | None = None
     wordnet: Path | None = None
+    own_seed: int | None = None
+
+
+CHAIN = "chain"
+"""The model name of the seed chain's cells (their seed draws keyed ``wieting2015/chain``)."""
+
+
+def chain_files(src: Sources) -> dict[int, dict[str, Path]]:
+    """Seed -> its files of the seed chain (``<name>_seed<s>.*`` of ``--seeds``, keyed
+    ``<name>``), the own seed first (``{}``: its files are the table's own); empty without
+    seed replicates."""
+    found: dict[int, dict[str, Path]] = {}
+    for stem, path in by_stem(src.seeds).items():
+        name, _, seed = stem.partition("_seed")
+        found.setdefault(int(seed), {})[name] = path
+    if not found:
+        return {}
+    if src.own_seed is None or src.own_seed in found:
+        raise ValueError("the seed chain's files need --own-seed, a seed they do not name")
+    return {src.own_seed: {}, **found}
+
+
+def over_chain(
+    built: Built,
+    rows: Sequence[str],
+    each: Mapping[int, Mapping[tuple[str, str], Cell]],
+    scale: float = 1.0,
+) -> None:
+    """``built``'s cells of ``rows`` over the chain's seeds (seed -> the cells that seed's
+    artefacts make, the own first; :func:`paracomp.tables.build.cells_over_seeds`), each
+    keeping the own seed's note (its significance tests: the marks are the own seed's)."""
+    model = dict.fromkeys(rows, CHAIN)
+
+    def noted(cell: Cell, per: Mapping[int, Cell]) -> Cell:
+        own = next(iter(per.values())).reason
+        return dataclasses.replace(cell, reason="; ".join(filter(None, [cell.reason, own])))
+
+    built.cells = cells_over_seeds(
+        PAPER, built.cells, lambda key: model.get(key[0], ""), {CHAIN: each}, scale, noted
+    )
+    built.notes.append(
+        f"{', '.join(rows)}: the mean over seeds {', '.join(map(str, each))} of the seed chain "
+        "(each seed's word grids selected as the run's, its PARAGRAM, and what starts from "
+        "them); ± over seeds and test items, the seeds drawn alike in every chained cell."
+    )
 
 
 def read_json(path: Path) -> dict[str, Any]:

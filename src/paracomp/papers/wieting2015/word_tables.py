@@ -19,7 +19,9 @@ from paracomp.papers.wieting2015.table_cells import (
     Built,
     Sources,
     by_stem,
+    chain_files,
     fmt_point,
+    over_chain,
     read_json,
     rho_cell,
     steiger_marks,
@@ -150,8 +152,26 @@ def _accuracy_cell(result: Mapping[str, Any], data: str, scale: float) -> Cell:
 
 
 def table4(src: Sources, columns: Mapping[str, Any], scale: float) -> Built:
+    """Table 4; with seed replicates every row is over the chain's seeds (the CNN's seed and,
+    for PARAGRAM, its vectors)."""
     built = Built()
-    results = {k: read_json(p) for k, p in by_stem(src.sst).items()}
+    own = {k: read_json(p) for k, p in by_stem(src.sst).items()}
+    built.cells.update(_table4_cells(own, scale))
+    chain = chain_files(src)
+    if chain:
+        each = {
+            seed: _table4_cells({k: read_json(p) for k, p in files.items()}, scale)
+            if files
+            else built.cells
+            for seed, files in chain.items()
+        }
+        over_chain(built, list(SST_ROWS), each, scale)
+    return built
+
+
+def _table4_cells(results: Mapping[str, Mapping[str, Any]], scale: float) -> dict:
+    """Table 4's cells from the CNN's result per vectors."""
+    cells = {}
     for row, vectors in SST_ROWS.items():
         result = results[vectors]
         data = (
@@ -159,5 +179,5 @@ def table4(src: Sources, columns: Mapping[str, Any], scale: float) -> Built:
             f" / test {result['test_n']:,}; best dev accuracy {100 * result['dev']:.1f} after "
             f"{result['seen']:,} of {result['of']:,} training examples"
         )
-        built.cells[row, "accuracy"] = _accuracy_cell(result, data, scale)
-    return built
+        cells[row, "accuracy"] = _accuracy_cell(result, data, scale)
+    return cells

@@ -22,6 +22,15 @@ Artefacts (``RESOURCES`` = ``resources/wieting2015``, ``RESULTS`` = ``results/wi
 - ``RESULTS/sst/<vectors>.json``: the static CNN with ``d25``, ``d50`` or ``paragram``;
 - ``RESULTS/tableN.{csv,compare.csv,md}``.
 
+Seed replicates (``replicates``, the paper's or ``training``'s) follow a **seed chain**: seed
+s's word grids are selected as the run's (``<selection>_seed<s>``), seed s's PARAGRAM vectors
+(``RESULTS/words/paragram_seed<s>.parquet``) start seed s's RNN grid points (the replicate runs
+``rnn-<data>_seed<s>``, selected as ``RESULTS/rnn/<data>_seed<s>.selected.json``), and its
+addition scores (``RESULTS/scores/paragram_seed<s>.parquet``) and SST CNNs
+(``RESULTS/sst/<vectors>_seed<s>.json``, the CNN's seed moved by the same offset) follow; the
+run's own seed is the artefacts above. Table 3 combines the word selections' seeds, Tables 4-6
+the chain's (their claims' cells); Tables 7-9 read the run's own seed.
+
 A table whose data no configured source has is still built: its inputs are left out and its
 cells say why (``--unavailable``).
 """
@@ -35,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from paracomp.errors import ConfigError
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
 from paracomp.train.seeded_grid import SeedFolders, one_seed
@@ -139,17 +149,18 @@ class Inputs:
         part, which = _part(run)
         return self.base(part, which if part == "words" else "ws")
 
-    def point_replicates(self, run: str) -> int | None:
-        """The word runs take the paper's or training's ``replicates`` (Table 3 combines
-        them); the RNN's one seed (Tables 5-9 do not combine seeds yet)."""
-        return None if run.startswith("words-") else 1
+    def point_replicates(self, run: str) -> None:
+        """Every run takes the paper's or training's ``replicates`` (the seed chain)."""
+        return None
 
-    def point_inputs(self, run: str) -> dict[str, Any]:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict[str, Any]:
+        """A word run's pairs, initial vectors and word sets; an RNN run's pairs, the PARAGRAM
+        vectors of its seed (the chain's) and the phrase sets."""
         part, which = _part(run)
         if part == "rnn":
             return {
                 "pairs": f"{RESOURCES}/pairs/{which}.parquet",
-                "init": PARAGRAM,
+                "init": self.paragram(seed),
                 "sets": PHRASE_SETS,
             }
         inputs: dict[str, Any] = {
@@ -255,24 +266,56 @@ class Inputs:
         seeds = {n: self.seed_folders(f"words-{SELECTIONS[n][0]}") for n in SEEDED_SELECTIONS}
         return [f"{n}_seed{s}" for n, found in seeds.items() for s in found]
 
+    # -- the seed chain (module docstring) ------------------------------------------------
+
+    @property
+    def own_seed(self) -> int:
+        """The word runs' seed: the chain's own."""
+        return int(self.base("words")["seed"])
+
+    def chain_seeds(self) -> list[int]:
+        """The chain's seeds other than its own (none without replicates); RNN runs whose own
+        seed is not the word runs' are a :class:`ConfigError` once there are replicates."""
+        seeds = [s for s in self.seed_folders("words-ws") if s != self.own_seed]
+        rnn = int(self.base("rnn")["seed"])
+        if seeds and rnn != self.own_seed:
+            raise ConfigError(
+                f"papers.wieting2015: with replicates the rnn runs' seed ({rnn}) must be the "
+                f"word runs' ({self.own_seed}): seed s's RNN starts from seed s's PARAGRAM"
+            )
+        return seeds
+
+    def paragram(self, seed: int | None = None) -> str:
+        """The PARAGRAM vectors of chain seed ``seed`` (None or the own seed: the run's)."""
+        if seed is None or seed == self.own_seed:
+            return PARAGRAM
+        return f"{RESULTS}/words/paragram_seed{seed}.parquet"
+
     def rnn_records(self, wildcards) -> list[str]:
-        """Every RNN grid point's record (the selected point's folder is copied)."""
-        return self.point_records(f"rnn-{wildcards.data}")
+        """Every RNN grid point's record of ``<data>`` or its replicate ``<data>_seed<s>``
+        (the selected point's folder is copied)."""
+        return self.point_records(f"rnn-{wildcards.rnn}")
 
     def addition_vectors(self, wildcards) -> str:
-        return PARAGRAM if wildcards.vectors == "paragram" else self.init
+        name, _, seed = wildcards.vectors.partition("_seed")
+        return self.paragram(int(seed) if seed else None) if name == "paragram" else self.init
 
-    @staticmethod
-    def sst_vectors(wildcards) -> str:
-        if wildcards.vectors == "paragram":
-            return PARAGRAM
-        return f"{RESOURCES}/init/{wildcards.vectors}.parquet"
+    def sst_vectors(self, wildcards) -> str:
+        name, _, seed = wildcards.vectors.partition("_seed")
+        if name == "paragram":
+            return self.paragram(int(seed) if seed else None)
+        return f"{RESOURCES}/init/{name}.parquet"
 
     def sst_input(self, wildcards) -> str:
         return self.folder("sst-binary")
 
     def sst_params(self, wildcards) -> str:
-        return json.dumps(self.block["sst"])
+        """The CNN's settings; chain seed s's CNN has its seed moved by ``s`` − the own."""
+        settings = dict(self.block["sst"])
+        _, _, seed = wildcards.vectors.partition("_seed")
+        if seed:
+            settings["seed"] = int(settings["seed"]) + int(seed) - self.own_seed
+        return json.dumps(settings)
 
     # -- tables --------------------------------------------------------------------------
 
@@ -282,21 +325,33 @@ class Inputs:
         if table not in NEEDS or self.missing(table):
             return {}
         inputs: dict[str, Any] = {}
+        seeds: list[str] = []
         if table == "table3":
             inputs["words"] = [f"{RESULTS}/words/{s}.selected.json" for s in SELECTIONS]
             inputs["init"] = self.init
             inputs["simlex"] = self.word_sets["simlex999"]
             inputs["counts"] = f"{RESOURCES}/lexical/counts.json"
-            seeded = self.seed_selections()
-            if seeded:
-                inputs["seeds"] = [f"{RESULTS}/words/{s}.selected.json" for s in seeded]
+            seeds = [f"{RESULTS}/words/{s}.selected.json" for s in self.seed_selections()]
         elif table == "table4":
             inputs["sst"] = [f"{RESULTS}/sst/{v}.json" for v in SST_VECTORS]
+            chain = self.chain_seeds()
+            seeds = [f"{RESULTS}/sst/{v}_seed{s}.json" for s in chain for v in SST_VECTORS]
         else:
             rnn = ["jn", "nn", "vn"] if table == "table5" else ["phrases"]
             inputs["rnn"] = [f"{RESULTS}/rnn/{d}.selected.json" for d in rnn]
             inputs["scores"] = [f"{RESULTS}/scores/{v}.parquet" for v in ("init", "paragram")]
             inputs["pairs"] = [f"{RESOURCES}/pairs/{d}.json" for d in rnn]
+            if table in ("table5", "table6"):
+                seeds = [
+                    path
+                    for s in self.chain_seeds()
+                    for path in (
+                        *(f"{RESULTS}/rnn/{d}_seed{s}.selected.json" for d in rnn),
+                        f"{RESULTS}/scores/paragram_seed{s}.parquet",
+                    )
+                ]
+        if seeds:
+            inputs["seeds"] = seeds
         if table in ("table6", "table8", "table9"):
             inputs["lexical"] = f"{RESOURCES}/lexical/pairs.parquet"
         if table == "table6":
@@ -304,9 +359,11 @@ class Inputs:
         return inputs
 
     def table_args(self, wildcards, input) -> str:
-        """The table command's options: each input as ``--<name> path …``, or the reasons
-        its data is unavailable."""
+        """The table command's options: each input as ``--<name> path …`` (and the chain's own
+        seed with its other seeds' inputs), or the reasons its data is unavailable."""
         reasons = [f"--unavailable {shlex.quote(r)}" for r in self.missing(wildcards.table)]
+        if wildcards.table != "table3" and "seeds" in input.keys():  # noqa: SIM118 (a Namedlist)
+            reasons.append(f"--own-seed {self.own_seed}")
         return " ".join([_options(input), *reasons]).strip()
 
     def table_spec(self, wildcards) -> str:

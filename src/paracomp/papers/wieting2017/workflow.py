@@ -263,7 +263,7 @@ class Inputs:
     def point_replicates(self, run: str) -> int | list[int] | None:
         return self.runs()[run].get("replicates")
 
-    def point_inputs(self, run: str) -> dict[str, Any]:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict[str, Any]:
         return {
             "pairs": f"{RESOURCES}/pairs/{self.runs()[run]['data']}.parquet",
             "init": f"{RESOURCES}/init.parquet",

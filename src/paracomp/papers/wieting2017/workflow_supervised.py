@@ -108,7 +108,7 @@ class Supervised:
             "universal": f"{folder}/selected.json",
         }
 
-    def point_inputs(self, run: str) -> dict[str, Any]:
+    def point_inputs(self, run: str, seed: int | None = None) -> dict[str, Any]:
         task, name = self._run(run)
         return {"pairs": self.data(task), **self._start(name)}
 
