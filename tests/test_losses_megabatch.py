@@ -2,10 +2,12 @@
 and the Gaussian log expected inner product, any block size), the mini-batch view of the
 negatives, and a hand-made pool."""
 
+import dataclasses
+
 import pytest
 import torch
 
-from paracomp.losses.megabatch import MegaBatchNegatives, mine
+from paracomp.losses.megabatch import EXACT_BLOCK, MegaBatchNegatives, mine
 from paracomp.losses.scores import LOG_EIP, SCORES
 
 
@@ -81,3 +83,10 @@ def test_mine_needs_two_pairs():
 def test_mine_keeps_no_gradient():
     vectors = torch.randn(8, 3, requires_grad=True)
     assert not mine(vectors, LOG_EIP).rows.requires_grad
+
+
+def test_an_exact_score_mines_in_small_blocks_with_the_same_negatives():
+    vectors = torch.randn(2 * 300, 16, generator=torch.Generator().manual_seed(2))
+    one_block = dataclasses.replace(LOG_EIP, exact_pairwise=False)  # 600 anchors a block
+    assert LOG_EIP.exact_pairwise and EXACT_BLOCK < 600  # capped: blocks of 256, 256, 88
+    assert torch.equal(mine(vectors, LOG_EIP).rows, mine(vectors, one_block).rows)

@@ -27,6 +27,11 @@ from paracomp.losses.scores import Score
 MINING_BUDGET = 1 << 22
 """Scores held at once by :func:`mine` (rows of the pool × the pool); 16 MiB in float32."""
 
+EXACT_BLOCK = 256
+"""Anchors a block at most for a score with ``exact_pairwise``: a block scores its rows
+against the rows from its first on, so smaller blocks score fewer pairs twice (a 4,000-row
+pool: 8.5 million scores instead of 10.0 million with blocks of 1,048), the same negatives."""
+
 
 @dataclass(frozen=True)
 class MegaBatchNegatives:
@@ -53,14 +58,16 @@ def mine(vectors: torch.Tensor, score: Score, budget: int = MINING_BUDGET) -> Me
     the most similar other row under ``score`` that is neither itself nor its partner.
 
     ``score`` must be symmetric (cosine, dot, Euclidean, the log expected inner product are):
-    each pair of rows is scored once, a block of anchors (about ``budget`` scores) against the
-    rows from the block's first on, the block's rows serving as candidates of the later rows
-    too."""
+    each pair of rows is scored once, a block of anchors (about ``budget`` scores, at most
+    :data:`EXACT_BLOCK` anchors for a score with ``exact_pairwise``) against the rows from the
+    block's first on, the block's rows serving as candidates of the later rows too."""
     total = vectors.shape[0]
     if total % 2 or total < 4:
         raise ValueError(f"need the two sides of at least 2 pairs, got {total} rows")
     pairs, device = total // 2, vectors.device
     block = max(1, budget // total)
+    if score.exact_pairwise:
+        block = min(block, EXACT_BLOCK)
     best = torch.full((total,), float("-inf"), dtype=vectors.dtype, device=device)
     chosen = (torch.arange(total, device=device) + 1) % total  # valid, if every score is −inf
     for start in range(0, total, block):

@@ -140,12 +140,15 @@ class Score:
     """A similarity with its row-wise (``paired``) and all-pairs (``pairwise``) forms, and
     ``grad(a, b, s, c)``: the gradients with respect to ``a`` (…, n, d) and ``b`` (…, m, d)
     of ``Σ c ⊙ s``, where ``s = pairwise(a, b)`` (…, n, m), for objectives that skip
-    autograd (``None`` where only autograd differentiates the score)."""
+    autograd (``None`` where only autograd differentiates the score). ``exact_pairwise``:
+    ``pairwise`` computes each score on its own, so its bits do not depend on the shapes it is
+    called with (a matrix product's do), and mining may score fewer pairs in smaller blocks."""
 
     name: str
     paired: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     pairwise: Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
     grad: Grad | None
+    exact_pairwise: bool = False
 
 
 SCORES: dict[str, Score] = {
@@ -170,7 +173,7 @@ SCORES: dict[str, Score] = {
     "cosine": Score("cosine", _cosine, _pairwise_cosine, _cosine_grad),
     "dot": Score("dot", lambda a, b: (a * b).sum(-1), lambda a, b: a @ b.mT, _dot_grad),
     "log_eip": Score(
-        "log_eip", log_expected_inner_product, pairwise_log_expected_inner_product, None
+        "log_eip", log_expected_inner_product, pairwise_log_expected_inner_product, None, True
     ),
 }
 """Scores by config name; cosine of a zero vector is 0."""
