@@ -18,7 +18,7 @@ from paracomp.tables.findings import findings
 from paracomp.tables.replicates import read_replicates
 from paracomp.tables.seeds import collapsed, combine
 from paracomp.tables.verdicts import CellReplicates, dominant_noise, margin
-from paracomp.train.replicates import expand, expand_blocks
+from paracomp.train.replicates import expand, expand_blocks, replicate_name, split_replicate
 
 RUN = {"data": "mono", "objective": "bicvm"}
 
@@ -51,6 +51,13 @@ def test_run_over_paper_over_training_and_one_seed_is_none():
 def test_a_replicate_named_as_a_configured_run_is_refused():
     with pytest.raises(ConfigError, match="'a_seed2' is also a configured run"):
         expand({"a": {**RUN, "replicates": 2}, "a_seed2": RUN}, {}, {}, 1)
+
+
+def test_split_replicate_inverts_replicate_name():
+    assert split_replicate(replicate_name("rnn-phrases", 3, 1)) == ("rnn-phrases", 3)
+    assert split_replicate(replicate_name("a_seed", 12, 1)) == ("a_seed", 12)
+    assert split_replicate("rnn-phrases") == ("rnn-phrases", None)
+    assert split_replicate("a_seedless") == ("a_seedless", None)
 
 
 def test_blocks_expand_in_place_from_training_defaults_seed():

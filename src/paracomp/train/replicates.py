@@ -42,6 +42,12 @@ def replicate_name(run: str, seed: int, own: int) -> str:
     return run if seed == own else f"{run}{SUFFIX}{seed}"
 
 
+def split_replicate(name: str) -> tuple[str, int | None]:
+    """``<run>_seed<s>`` -> (run, s); any other name -> (name, None)."""
+    run, suffix, seed = name.rpartition(SUFFIX)
+    return (run, int(seed)) if suffix and seed.isdigit() else (name, None)
+
+
 def expand(
     runs: Mapping[str, Mapping[str, Any]],
     paper: Mapping[str, Any],

@@ -17,6 +17,7 @@ from scipy.stats import spearmanr
 from paracomp import artefacts
 from paracomp.errors import ConfigError
 from paracomp.papers import PAPERS
+from paracomp.papers.wieting2015.table_cells import seed_files
 from paracomp.papers.wieting2015.tables import Sources
 from paracomp.papers.wieting2015.word_tables import SST_ROWS, table3, table4
 from paracomp.papers.wieting2015.workflow import Inputs
@@ -127,6 +128,13 @@ def test_a_chain_needs_the_rnn_on_the_word_runs_seed():
     inputs, _ = _seeded(2, rnn=rnn)
     with pytest.raises(ConfigError, match="rnn runs' seed \\(7\\) must be the word runs' \\(1\\)"):
         inputs.chain_seeds()
+
+
+def test_seed_files_are_named_by_their_seed():
+    files = [Path("s/paragram_seed2.parquet"), Path("s/phrases_seed3.selected.json")]
+    assert seed_files(files) == [("paragram", 2, files[0]), ("phrases", 3, files[1])]
+    with pytest.raises(ValueError, match="s/paragram.parquet: a --seeds file is named"):
+        seed_files([Path("s/paragram.parquet")])
 
 
 def _embeddings(path: Path, noise: float, seed: int) -> Path:

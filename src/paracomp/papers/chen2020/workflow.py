@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from paracomp.errors import ConfigError
-from paracomp.train.replicates import SUFFIX
+from paracomp.train.replicates import SUFFIX, split_replicate
 
 BIBLE_PAIRS = "resources/corpus/bible-kjv-web.parquet"
 """English–English KJV–WEB verse pairs (papers.chen2020.corpus)."""
@@ -189,8 +189,8 @@ class Inputs:
             return BASELINES[model], None
         if model in DERIVED:
             return DERIVED[model][1], DERIVED[model][0]
-        base, suffix, seed = model.rpartition(SUFFIX)
-        if suffix and base in DERIVED:  # a derived model's replicate
+        base, seed = split_replicate(model)
+        if seed is not None and base in DERIVED:  # a derived model's replicate
             return DERIVED[base][1], f"{DERIVED[base][0]}{SUFFIX}{seed}"
         return "run", model
 

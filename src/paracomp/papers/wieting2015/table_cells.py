@@ -19,6 +19,7 @@ from paracomp.eval.metrics import spearman
 from paracomp.eval.significance import compare
 from paracomp.tables.build import Cell, cells_over_seeds
 from paracomp.tables.printed import PrintedTable
+from paracomp.train.replicates import split_replicate
 
 PAPER = "wieting2015"
 ALPHA = 0.05
@@ -79,9 +80,8 @@ def chain_files(src: Sources) -> dict[int, dict[str, Path]]:
     ``<name>``), the own seed first (``{}``: its files are the table's own); empty without
     seed replicates."""
     found: dict[int, dict[str, Path]] = {}
-    for stem, path in by_stem(src.seeds).items():
-        name, _, seed = stem.partition("_seed")
-        found.setdefault(int(seed), {})[name] = path
+    for name, seed, path in seed_files(src.seeds):
+        found.setdefault(seed, {})[name] = path
     if not found:
         return {}
     if src.own_seed is None or src.own_seed in found:
@@ -121,6 +121,17 @@ def read_json(path: Path) -> dict[str, Any]:
 def by_stem(paths: Sequence[Path]) -> dict[str, Path]:
     """``{stem: path}``, ``x.selected.json`` keyed ``x``."""
     return {Path(p).name.split(".")[0]: Path(p) for p in paths}
+
+
+def seed_files(paths: Sequence[Path]) -> list[tuple[str, int, Path]]:
+    """(name, seed, path) of each ``<name>_seed<s>.*`` file; another name is an error naming it."""
+    found = []
+    for stem, path in by_stem(paths).items():
+        name, seed = split_replicate(stem)
+        if seed is None:
+            raise ValueError(f"{path}: a --seeds file is named <name>_seed<s>")
+        found.append((name, seed, path))
+    return found
 
 
 def fmt_point(point: Mapping[str, Any]) -> str:

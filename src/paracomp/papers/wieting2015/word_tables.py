@@ -24,6 +24,7 @@ from paracomp.papers.wieting2015.table_cells import (
     over_chain,
     read_json,
     rho_cell,
+    seed_files,
     steiger_marks,
 )
 from paracomp.tables.build import Cell, over_seeds
@@ -36,9 +37,8 @@ def table3(src: Sources, columns: Mapping[str, Any]) -> Built:
     simlex = pd.read_parquet(src.simlex)
     selected = {k: read_json(p) for k, p in by_stem(src.words).items()}
     seeded: dict[str, dict[int, dict[str, Any]]] = {}
-    for stem, path in by_stem(src.seeds).items():
-        name, _, seed = stem.partition("_seed")
-        seeded.setdefault(name, {})[int(seed)] = read_json(path)
+    for name, seed, path in seed_files(src.seeds):
+        seeded.setdefault(name, {})[seed] = read_json(path)
     models = {
         "skipgram_25": (src.init, "the initial vectors"),
         "paragram_ws": (Path(selected["ws"]["record"]["embeddings"]), "PARAGRAM_WS"),

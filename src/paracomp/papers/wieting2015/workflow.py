@@ -47,6 +47,7 @@ from typing import Any
 from paracomp.errors import ConfigError
 from paracomp.run_config import validate
 from paracomp.train.grid import grid_points, point_folder
+from paracomp.train.replicates import split_replicate
 from paracomp.train.seeded_grid import SeedFolders, one_seed
 
 RESOURCES = "resources/wieting2015"
@@ -251,15 +252,15 @@ class Inputs:
 
     def word_records(self, wildcards) -> list[str]:
         """The records a selection ranges over (``<selection>_seed<s>``: seed s's)."""
-        name, _, seed = wildcards.selection.partition("_seed")
+        name, seed = split_replicate(wildcards.selection)
         run = f"words-{SELECTIONS[name][0]}"
-        if not seed:
+        if seed is None:
             return self.point_records(run)
-        return [f"{d}/record.json" for d in self.seed_folders(run)[int(seed)]]
+        return [f"{d}/record.json" for d in self.seed_folders(run)[seed]]
 
     @staticmethod
     def criterion(wildcards) -> str:
-        return SELECTIONS[wildcards.selection.partition("_seed")[0]][1]
+        return SELECTIONS[split_replicate(wildcards.selection)[0]][1]
 
     def seed_selections(self) -> list[str]:
         """``<selection>_seed<s>`` of every seed of the selections Table 3 combines."""
@@ -297,13 +298,13 @@ class Inputs:
         return self.point_records(f"rnn-{wildcards.rnn}")
 
     def addition_vectors(self, wildcards) -> str:
-        name, _, seed = wildcards.vectors.partition("_seed")
-        return self.paragram(int(seed) if seed else None) if name == "paragram" else self.init
+        name, seed = split_replicate(wildcards.vectors)
+        return self.paragram(seed) if name == "paragram" else self.init
 
     def sst_vectors(self, wildcards) -> str:
-        name, _, seed = wildcards.vectors.partition("_seed")
+        name, seed = split_replicate(wildcards.vectors)
         if name == "paragram":
-            return self.paragram(int(seed) if seed else None)
+            return self.paragram(seed)
         return f"{RESOURCES}/init/{name}.parquet"
 
     def sst_input(self, wildcards) -> str:
@@ -312,9 +313,9 @@ class Inputs:
     def sst_params(self, wildcards) -> str:
         """The CNN's settings; chain seed s's CNN has its seed moved by ``s`` − the own."""
         settings = dict(self.block["sst"])
-        _, _, seed = wildcards.vectors.partition("_seed")
-        if seed:
-            settings["seed"] = int(settings["seed"]) + int(seed) - self.own_seed
+        seed = split_replicate(wildcards.vectors)[1]
+        if seed is not None:
+            settings["seed"] = int(settings["seed"]) + seed - self.own_seed
         return json.dumps(settings)
 
     # -- tables --------------------------------------------------------------------------
