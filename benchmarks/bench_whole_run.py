@@ -215,7 +215,7 @@ def run(clone: Path, cores: int, targets: list[str]) -> None:
         "planned": _planned(plan),
         "commit": commit,
         "date": datetime.date.today().isoformat(),
-        "machine": f"{platform.node()}, {os.cpu_count()} cores, {platform.processor() or platform.machine()}",
+        "machine": f"{platform.node()}, {os.cpu_count()} cores, {_cpu_model()}",
         "load": round(os.getloadavg()[0], 2),
         "mirror": os.environ.get("PARACOMP_MIRROR"),
     }
@@ -225,6 +225,17 @@ def run(clone: Path, cores: int, targets: list[str]) -> None:
     record.update(wall_s=time.perf_counter() - start, returncode=done.returncode)
     (clone / RECORD).write_text(json.dumps(record, indent=2) + "\n")
     sys.exit(done.returncode)
+
+
+def _cpu_model() -> str:
+    """The CPU's model name: trained weights' bits follow the kernels it takes (docs)."""
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
 
 
 def _planned(summary: str) -> int | None:

@@ -3,6 +3,7 @@ the heavy libraries (each command imports what its work needs when it runs)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 
@@ -56,3 +57,25 @@ def test_corpus_step_names_are_the_steps():
     from paracomp.corpus.steps import SHARDED_STEPS, STEPS
 
     assert set(STEP_NAMES) == {"sentences", *STEPS, *SHARDED_STEPS}
+
+
+@pytest.mark.parametrize(("user", "threads"), [(None, "1"), ("1", "2")])
+def test_threads_start_torchs_pool_as_snakemake_does(tmp_path, user, threads):
+    """A command's ``--threads`` becomes ``OMP_NUM_THREADS`` before torch is imported (as a
+    Snakemake job's ``threads`` does), unless the user set it: a run from a shell then takes
+    the pipeline's kernel paths, so its bits."""
+    code = (
+        "from paracomp.cli import main\n"
+        "main(['train', '--pairs', 'missing.parquet', '--params', '{}', '--out', 'o',"
+        f" '--record', 'r.json', '--threads', '{threads}'])\n"
+        "import os, torch\n"
+        "print(os.environ.get('OMP_NUM_THREADS'), torch.get_num_threads())"
+    )
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    if user is not None:
+        env["OMP_NUM_THREADS"] = user
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[-2:] == ["1", "1"]  # without the pin: the machine's cores

@@ -10,6 +10,7 @@ import argparse
 import importlib
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     timing.start()
     args = build_parser().parse_args(argv)
+    _pin_threads(args)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -52,6 +54,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     logging.getLogger("paracomp.timing").info(timing.report())
     return 0
+
+
+def _pin_threads(args: argparse.Namespace) -> None:
+    """Set ``OMP_NUM_THREADS`` to a command's ``--threads`` where the user has not, before torch
+    is imported: as Snakemake sets it for a job. torch's kernels choose their paths by the
+    OpenMP pool they start with, and ``torch.set_num_threads`` alone does not bring a process
+    started with a larger pool onto the same bits (chen2020's LSTM GAUSSIAN tuning point:
+    dev r 0.43399168505 from a shell, 0.43399167489 in the pipeline; the same with this)."""
+    threads = getattr(args, "threads", None)
+    if isinstance(threads, int) and "torch" not in sys.modules:
+        os.environ.setdefault("OMP_NUM_THREADS", str(threads))
 
 
 def _message(exc: Exception, args: argparse.Namespace) -> str:
