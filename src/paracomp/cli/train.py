@@ -115,7 +115,12 @@ def _tuning_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="lowercase the tuning set",
     )
-    p.add_argument("--threads", type=int, default=1, help="torch and numba threads")
+    p.add_argument(
+        "--threads",
+        type=int,
+        default=1,
+        help="torch and numba threads (and OMP_NUM_THREADS, unless set)",
+    )
     p.add_argument("--device", default="cpu", choices=["cpu", "cuda"], help="device to train on")
 
 

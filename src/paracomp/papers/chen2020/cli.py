@@ -234,7 +234,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--vectors", help="embeddings artefact (vectors_sum, vectors_avg)")
     p.add_argument("--sts", help="STS Benchmark set artefact (runs, vectors: Table 8)")
     add_tokenisation(p)
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument(
+        "--threads", type=int, default=1, help="torch threads (and OMP_NUM_THREADS, unless set)"
+    )
     p.add_argument("--out", required=True, help="the sentences' scores (parquet)")
     p.set_defaults(func=_scores)
 

@@ -354,7 +354,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--vectors", required=True, help="the word vectors the CNN reads")
     p.add_argument("--folder", required=True, help="sst-binary folder")
     p.add_argument("--settings", required=True, help="JSON: the CNN's settings")
-    p.add_argument("--threads", type=int, default=1, help="torch threads")
+    p.add_argument(
+        "--threads", type=int, default=1, help="torch threads (and OMP_NUM_THREADS, unless set)"
+    )
     p.add_argument("--out", required=True, help="JSON: the CNN's accuracies")
     p.set_defaults(func=_sst)
 
