@@ -4,6 +4,7 @@ STS-B test Pearson r as Table 8 scores it and under other readings of the same r
     python benchmarks/chen2020_diagnose.py                      # results/chen2020/runs/*
     python benchmarks/chen2020_diagnose.py --runs side/wlo_a side/wlo_b
     python benchmarks/chen2020_diagnose.py --runs --vocab resources/corpus/chen2020/train.parquet
+    python benchmarks/chen2020_diagnose.py --length             # results/chen2020/scores/*
 
 For every run folder: the loss and the tuning r of each epoch (``curve.parquet``); the STS-B
 test pairs with a word the run does not know and its r with the cosine of ``[μ ; σ²]`` (the
@@ -12,7 +13,10 @@ training score itself (the log expected inner product, Gaussian runs); the media
 and spread of the test sentences' ``log σ²`` per dimension. With ``--scores``, each model's
 share of unknown tokens per specificity set (``results/chen2020/scores/<model>.json``). With
 ``--vocab PAIRS``, the unknown words of a table of the pairs' own words seen ``--min-count``
-times (a randomly initialised run's, before 2026-11-28), per set, without training.
+times (a randomly initialised run's, before 2026-11-28), per set, without training. With
+``--length``, how much of each model's specificity score is sentence length: per rated set
+(Twitter, Yelp, Movie) the score's Spearman ρ with the labels (Table 2's cell), with the token
+count, and its partial ρ with the labels given the token count; and the score's spread.
 """
 
 from __future__ import annotations
@@ -109,6 +113,42 @@ def vocabulary_unknowns(
     )
 
 
+def _partial_spearman(score: np.ndarray, label: np.ndarray, length: np.ndarray) -> float:
+    """Spearman ρ of ``score`` and ``label`` with ``length`` held fixed (the partial
+    correlation of the ranks); NaN where the score's ranks are the length's."""
+    from scipy.stats import rankdata
+
+    r = np.corrcoef([rankdata(score), rankdata(label), rankdata(length)])
+    ab, ac, bc = r[0, 1], r[0, 2], r[1, 2]
+    if abs(ac) > 1 - 1e-9:
+        return float("nan")
+    return float((ab - ac * bc) / np.sqrt((1 - ac**2) * (1 - bc**2)))
+
+
+def length_effect(scores: Path, sentences: Path) -> None:
+    """Print, per model and rated set, ρ(score, label), ρ(score, length), the partial ρ given
+    length (× 100) and the score's standard deviation."""
+    from scipy.stats import spearmanr
+
+    texts = pd.read_parquet(sentences, columns=["set", "index", "tokens", "label"])
+    texts["length"] = texts["tokens"].str.split().str.len()
+    for path in sorted(scores.glob("*.parquet")):
+        found = pd.read_parquet(path).merge(texts, on=["set", "index"])
+        cells = []
+        for name in ("twitter", "yelp", "movie"):
+            part = found[found["set"] == name]
+            score, label, length = (part[c].to_numpy(float) for c in ("score", "label", "length"))
+            if len(part) < 3 or np.ptp(score) == 0:
+                continue
+            cells.append(
+                f"{name} {100 * spearmanr(score, label)[0]:+.1f} / "
+                f"{100 * spearmanr(score, length)[0]:+.1f} / "
+                f"{100 * _partial_spearman(score, label, length):+.1f} sd {score.std():.3g}"
+            )
+        if cells:
+            print(f"{path.stem}: rho(label) / rho(length) / partial | " + "; ".join(cells))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", nargs="*", type=Path)
@@ -120,7 +160,11 @@ def main() -> None:
     parser.add_argument(
         "--sentences", type=Path, default=Path("resources/chen2020/sentences.parquet")
     )
+    parser.add_argument("--length", action="store_true", help="the scores' length effect only")
     args = parser.parse_args()
+    if args.length:
+        length_effect(args.scores, args.sentences)
+        return
     if args.vocab:
         vocabulary_unknowns(args.vocab, args.min_count, args.sentences, args.sts, args.tokenizer)
     runs = (
