@@ -127,11 +127,12 @@ def _partial_spearman(score: np.ndarray, label: np.ndarray, length: np.ndarray) 
 
 def length_effect(scores: Path, sentences: Path) -> None:
     """Print, per model and rated set, ρ(score, label), ρ(score, length), the partial ρ given
-    length (× 100) and the score's standard deviation."""
-    from scipy.stats import spearmanr
+    length (× 100; the first is Table 2's cell, as :func:`specificity.spearman` scores it) and
+    the score's standard deviation."""
+    from paracomp.papers.chen2020.specificity import spearman, token_lengths
 
     texts = pd.read_parquet(sentences, columns=["set", "index", "tokens", "label"])
-    texts["length"] = texts["tokens"].str.split().str.len()
+    texts["length"] = token_lengths(texts["tokens"].str.split())
     for path in sorted(scores.glob("*.parquet")):
         found = pd.read_parquet(path).merge(texts, on=["set", "index"])
         cells = []
@@ -141,8 +142,7 @@ def length_effect(scores: Path, sentences: Path) -> None:
             if len(part) < 3 or np.ptp(score) == 0:
                 continue
             cells.append(
-                f"{name} {100 * spearmanr(score, label)[0]:+.1f} / "
-                f"{100 * spearmanr(score, length)[0]:+.1f} / "
+                f"{name} {spearman(score, label):+.1f} / {spearman(score, length):+.1f} / "
                 f"{100 * _partial_spearman(score, label, length):+.1f} sd {score.std():.3g}"
             )
         if cells:

@@ -3,6 +3,7 @@ Snakemake dry runs."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import random
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import pyarrow as pa
 import pytest
@@ -123,6 +125,22 @@ def distinct_pairs():
         return pa.table({"id": [str(i) for i in range(n)], "s1": s1, "s2": s2})
 
     return build
+
+
+@pytest.fixture(scope="session")
+def benchmark_script() -> Callable[[str], ModuleType]:
+    """``benchmark_script(name)``: the script ``benchmarks/<name>.py`` imported as a module
+    (registered in ``sys.modules``, where dataclasses look their module up)."""
+
+    def load(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, REPO / "benchmarks" / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return module
+
+    return load
 
 
 @pytest.fixture(scope="session")

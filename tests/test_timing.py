@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import subprocess
 import sys
 import time
@@ -11,8 +10,6 @@ from pathlib import Path
 import pytest
 
 from paracomp import timing
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _spin(seconds: float) -> None:
@@ -57,16 +54,6 @@ def test_heavy_import_is_counted_in_a_fresh_process() -> None:
     assert other < imports
 
 
-def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "bench_whole_run", ROOT / "benchmarks" / "bench_whole_run.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
 def _job(root: Path, rel: str, cpu: float, log: str | None) -> None:
     tsv = root / "benchmarks" / "snakemake" / f"{rel}.tsv"
     tsv.parent.mkdir(parents=True, exist_ok=True)
@@ -78,13 +65,13 @@ def _job(root: Path, rel: str, cpu: float, log: str | None) -> None:
         path.write_text(log)
 
 
-def test_whole_run_table_splits_by_family_paper_and_phase(tmp_path: Path) -> None:
+def test_whole_run_table_splits_by_family_paper_and_phase(tmp_path: Path, benchmark_script) -> None:
     line = "2026 INFO paracomp.timing: paracomp cpu-seconds: startup=1 imports=2 steps=5"
     second = "2026 INFO paracomp.timing: paracomp cpu-seconds: startup=1 imports=1"
     _job(tmp_path, "train_model/elgohary2016/a", 16.0, f"progress\n{line}\n")
     _job(tmp_path, "points/b", 3.0, f"{second}\n{second}\n")
     _job(tmp_path, "corpus/word_alignment", 4.0, "no timing here\n")
-    bench = _bench()
+    bench = benchmark_script("bench_whole_run")
     jobs = {j.path: j for j in bench.jobs(tmp_path)}
     assert jobs["train_model/elgohary2016/a"].paper == "elgohary2016"
     assert jobs["corpus/word_alignment"].paper == "shared"

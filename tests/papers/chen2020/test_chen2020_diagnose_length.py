@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import math
 from pathlib import Path
 
@@ -10,40 +9,32 @@ import numpy as np
 import pandas as pd
 from scipy.stats import rankdata
 
-ROOT = Path(__file__).resolve().parents[3]
-
-
-def _diagnose():
-    spec = importlib.util.spec_from_file_location(
-        "chen2020_diagnose", ROOT / "benchmarks" / "chen2020_diagnose.py"
-    )
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
 
 def _residual(y: np.ndarray, x: np.ndarray) -> np.ndarray:
     slope, intercept = np.polyfit(x, y, 1)
     return y - (slope * x + intercept)
 
 
-def test_partial_is_the_correlation_of_rank_residuals() -> None:
+def test_partial_is_the_correlation_of_rank_residuals(benchmark_script) -> None:
     score = np.array([3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0])
     label = np.array([2.0, 7.0, 1.0, 8.0, 2.5, 8.5, 1.8, 2.8])
     length = np.array([5.0, 3.0, 8.0, 9.0, 7.0, 9.5, 3.2, 8.4])
     r = [rankdata(v) for v in (score, label, length)]
     expected = np.corrcoef(_residual(r[0], r[2]), _residual(r[1], r[2]))[0, 1]
-    assert math.isclose(_diagnose()._partial_spearman(score, label, length), expected)
+    assert math.isclose(
+        benchmark_script("chen2020_diagnose")._partial_spearman(score, label, length), expected
+    )
 
 
-def test_a_score_that_is_length_has_no_partial() -> None:
+def test_a_score_that_is_length_has_no_partial(benchmark_script) -> None:
     length = np.arange(1.0, 9.0)
     label = np.array([1.0, 3.0, 2.0, 5.0, 4.0, 7.0, 6.0, 8.0])
-    assert math.isnan(_diagnose()._partial_spearman(-2 * length, label, length))
+    assert math.isnan(
+        benchmark_script("chen2020_diagnose")._partial_spearman(-2 * length, label, length)
+    )
 
 
-def test_length_effect_reads_scores_and_sentences(tmp_path: Path, capsys) -> None:
+def test_length_effect_reads_scores_and_sentences(tmp_path: Path, capsys, benchmark_script) -> None:
     tokens = ["a", "a b", "a b c", "a b c d", "a b c d e"]
     pd.DataFrame(
         {
@@ -57,6 +48,6 @@ def test_length_effect_reads_scores_and_sentences(tmp_path: Path, capsys) -> Non
     scores.mkdir()
     frame = pd.DataFrame({"set": ["yelp"] * 5, "index": range(5)})
     frame.assign(score=[-1.0, -2.0, -3.0, -4.0, -5.0]).to_parquet(scores / "shrinks.parquet")
-    _diagnose().length_effect(scores, tmp_path / "sentences.parquet")
+    benchmark_script("chen2020_diagnose").length_effect(scores, tmp_path / "sentences.parquet")
     out = capsys.readouterr().out
     assert "shrinks:" in out and "yelp -90.0 / -100.0 / +nan" in out
