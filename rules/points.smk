@@ -1,5 +1,6 @@
 # Grid points, every paper's through one rule family (paracomp.workflow.runs): a job of `point`
-# trains one grid point with the generic `paracomp train`, then scores it. A tuned run's points
+# trains one grid point with the generic `paracomp train`, then scores it (in the same process,
+# `--then`). A tuned run's points
 # (`papers.<paper>`: tuning, grids, runs) train on the paper's tuning data and are scored on its
 # tuning set by the trainer itself, and `select_point` (rules/train.smk) picks the one its final
 # run trains with. A scored run's points (papers register a paracomp.train.grid.ScoredGrid as

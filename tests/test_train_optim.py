@@ -9,10 +9,12 @@ import torch
 from paracomp.models.pair import PairModel, RowGradient
 from paracomp.models.registry import COMPOSERS
 from paracomp.train.optim import (
+    Adam,
     DenseAdam,
     RowSparseAdagrad,
     _adagrad,
     _adagrad_cpu,
+    adam,
     make_optimizer,
 )
 
@@ -188,14 +190,79 @@ def test_row_adagrad_state_dict_has_torch_s_layout_both_ways():
         RowSparseAdagrad([weight, torch.nn.Parameter(torch.zeros(1))]).load_state_dict(saved)
 
 
+def _adam_pair(fused, dtype=torch.float32):
+    gen = torch.Generator().manual_seed(3)
+    shapes = [(6, 4), (4,), (2, 3)]
+    ours = [torch.nn.Parameter(torch.randn(s, generator=gen, dtype=dtype)) for s in shapes]
+    theirs = [torch.nn.Parameter(p.detach().clone()) for p in ours]
+    options = {"lr": 0.02, "betas": (0.8, 0.99), "eps": 1e-6}
+    return (
+        ours,
+        theirs,
+        Adam(ours, fused=fused, **options),
+        torch.optim.Adam(theirs, fused=fused, **options),
+    )
+
+
+def _adam_steps(params, opt, steps, seed):
+    gen = torch.Generator().manual_seed(seed)
+    for step in range(steps):
+        for i, param in enumerate(params):  # the last parameter has no gradient at step 1
+            grad = torch.randn(param.shape, generator=gen, dtype=param.dtype)
+            param.grad = None if (step == 1 and i == 2) else grad
+        opt.step()
+
+
+@pytest.mark.parametrize("fused", [None, True])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_adam_is_torch_adam_bit_for_bit(fused, dtype):
+    ours, theirs, opt_ours, opt_theirs = _adam_pair(fused, dtype)
+    _adam_steps(ours, opt_ours, 4, seed=1)
+    _adam_steps(theirs, opt_theirs, 4, seed=1)
+    for a, b in zip(ours, theirs, strict=True):
+        assert torch.equal(a, b)
+        for key in ("step", "exp_avg", "exp_avg_sq"):
+            assert torch.equal(opt_ours.state[a][key], opt_theirs.state[b][key]), key
+            assert opt_ours.state[a][key].dtype == opt_theirs.state[b][key].dtype, key
+    # the state dicts are interchangeable both ways, and resuming gives the same steps
+    mine, torch_s = opt_ours.state_dict(), opt_theirs.state_dict()
+    assert mine["param_groups"] == torch_s["param_groups"]
+    _, theirs2, _, opt_theirs2 = _adam_pair(fused, dtype)
+    ours2, _, opt_ours2, _ = _adam_pair(fused, dtype)
+    for a, b, c, d in zip(ours, theirs, ours2, theirs2, strict=True):
+        c.data.copy_(b)
+        d.data.copy_(a)
+    opt_ours2.load_state_dict(torch_s)
+    opt_theirs2.load_state_dict(mine)
+    _adam_steps(ours2, opt_ours2, 2, seed=5)
+    _adam_steps(theirs2, opt_theirs2, 2, seed=5)
+    for a, b in zip(ours2, theirs2, strict=True):
+        assert torch.equal(a, b)
+
+
+def test_adam_picks_ours_on_cpu_and_torch_s_where_asked_to_capture():
+    params = [torch.nn.Parameter(torch.zeros(2))]
+    assert type(adam(params, lr=0.1)) is Adam
+    assert adam(params, fused=True, lr=0.1).param_groups[0]["fused"] is True
+    # a CUDA graph needs torch's capturable state (CUDA only: on a CPU torch refuses it)
+    assert type(adam(params, capturable=True, lr=0.1)) is torch.optim.Adam
+
+
 @pytest.mark.slow  # a fresh Python process
 def test_the_row_optimiser_imports_no_dynamo():
-    """Building a torch.optim.Optimizer imports torch._dynamo (1-2 s a job); ours does not."""
+    """Building or stepping a torch.optim.Optimizer imports torch._dynamo (1-2 s a job); the
+    trainer's default optimisers on a CPU do not."""
     code = (
         "import sys, torch\n"
-        "from paracomp.train.optim import RowSparseAdagrad\n"
+        "from paracomp.train.optim import Adam, DenseAdam, RowSparseAdagrad\n"
         "opt = RowSparseAdagrad([torch.nn.Parameter(torch.zeros(3, 2))])\n"
         "opt.load_state_dict(opt.state_dict())\n"
+        "for cls in (Adam, DenseAdam):\n"
+        "    param = torch.nn.Parameter(torch.zeros(3, 2))\n"
+        "    opt = cls([param])\n"
+        "    param.grad = torch.ones(3, 2)\n"
+        "    opt.step()\n"
+        "    opt.load_state_dict(opt.state_dict())\n"
         "assert 'torch._dynamo' not in sys.modules\n"
         "torch.optim.SGD([torch.nn.Parameter(torch.zeros(1))], lr=1.0)\n"
         "assert 'torch._dynamo' in sys.modules\n"

@@ -187,9 +187,11 @@ def test_one_point_rule_serves_tuned_and_scored_runs(runs: Runs) -> None:
     assert json.loads(both.point(PAPER, "ext", 1)) == {"lr": 0.01}
     assert json.loads(both.point_settings(PAPER, "ext"))["epochs"] == 2
     assert both.point_record(PAPER, "ext", 1) == f"results/{PAPER}/points/ext/1/train.json"
-    assert both.point_score(PAPER, "ext", 1) == (
-        f"&& paracomp score --run results/{PAPER}/points/ext/1"
-    )
+    assert both.point_score(PAPER, "ext", 1) == f"--then score --run results/{PAPER}/points/ext/1"
+    shell = _Scored("ext")
+    shell.point_score = lambda run, point, folder: f"python score.py {folder}"  # type: ignore
+    with pytest.raises(ConfigError, match="the scoring of ext is not a paracomp command"):
+        Runs({PAPER: block}, TRAINING, registrations(points=shell)).point_score(PAPER, "ext", 1)
     clash = Runs({PAPER: block}, TRAINING, registrations(points=_Scored("mono_jbi")))
     with pytest.raises(ConfigError, match=r"\['mono_jbi'\] are both generic runs"):
         clash.point_runs()

@@ -9,6 +9,10 @@ from pathlib import Path
 
 from paracomp.errors import ConfigError
 
+THEN = "--then"
+"""The word between ``paracomp`` commands that one process runs one after the other
+(``paracomp A … --then B …``: ``B`` once ``A`` has succeeded)."""
+
 
 def key_values(items: Sequence[str] | None) -> dict[str, str]:
     """``KEY=VALUE`` arguments (none: an option not given) as a mapping."""

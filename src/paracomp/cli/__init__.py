@@ -2,6 +2,9 @@
 
 Argument parsing only: each stage's commands are in a module of this package, each paper's in
 its package's ``cli`` module (``paracomp <paper> …``); the work is done by the package.
+
+``paracomp A … --then B …`` runs command ``B`` after ``A`` succeeds, in the same process: a
+grid point's scoring after its training pays no second interpreter start-up and imports.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from paracomp import timing
+from paracomp.arguments import THEN
 from paracomp.cli import corpus, data, evaluate, tables, train, use
 from paracomp.errors import ParacompError
 from paracomp.papers import PAPERS
@@ -41,19 +45,32 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     timing.start()
-    args = build_parser().parse_args(argv)
-    _pin_threads(args)
+    parser = build_parser()
+    commands = [parser.parse_args(words) for words in _commands(argv)]  # all, before any runs
+    _pin_threads(commands[0])
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.INFO,
+        level=logging.DEBUG if any(args.verbose for args in commands) else logging.INFO,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
-    try:
-        args.func(args)
-    except (ParacompError, OSError, json.JSONDecodeError) as exc:
-        print(f"paracomp: error: {_message(exc, args)}", file=sys.stderr)
-        return 2
+    for args in commands:
+        try:
+            args.func(args)
+        except (ParacompError, OSError, json.JSONDecodeError) as exc:
+            print(f"paracomp: error: {_message(exc, args)}", file=sys.stderr)
+            return 2
     logging.getLogger("paracomp.timing").info(timing.report())
     return 0
+
+
+def _commands(argv: Sequence[str] | None) -> list[list[str]]:
+    """The command lines of ``argv`` (the process's own by default), split at :data:`THEN`."""
+    commands: list[list[str]] = [[]]
+    for word in sys.argv[1:] if argv is None else argv:
+        if word == THEN:
+            commands.append([])
+        else:
+            commands[-1].append(word)
+    return commands
 
 
 def _pin_threads(args: argparse.Namespace) -> None:

@@ -82,8 +82,8 @@ class ScoredGrid(Protocol):
         ...
 
     def point_score(self, run: str, point: int, folder: str) -> str:
-        """The shell command that scores the trained ``folder`` and writes its
-        ``record.json``."""
+        """The ``paracomp`` command line that scores the trained ``folder`` and writes its
+        ``record.json`` (the point's job runs it in the trainer's process, after training)."""
         ...
 
 

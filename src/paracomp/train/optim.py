@@ -7,8 +7,13 @@ a step; on CPU one numba kernel) and ``torch.optim.Adagrad`` for dense parameter
 the default: every row moves on its moments each step, whether the batch uses it or not, as the
 authors' code (Wieting & Gimpel's Lasagne ``adam`` over all parameters, embeddings included;
 Chen's PyTorch ``torch.optim.Adam`` over a dense ``nn.Embedding``) or ``torch.optim.SparseAdam``
-(``adam_rows: lazy``: only the rows a batch uses move), ``torch.optim.Adam`` for dense
-parameters.
+(``adam_rows: lazy``: only the rows a batch uses move), ``torch.optim.Adam``'s update for dense
+parameters (:func:`adam`).
+
+Constructing or stepping a ``torch.optim.Optimizer`` imports ``torch._dynamo`` (about 1.2 CPU-s,
+as much as torch itself, in every training process): the optimisers a CPU run uses by default
+are stepped by hand on :class:`_Groups`, and torch's own classes remain where a run asks for
+them (``adam_rows: lazy``, ``sgd``, AdaGrad's dense parameters) or runs on CUDA.
 """
 
 from __future__ import annotations
@@ -20,6 +25,8 @@ from typing import Any
 import numpy as np
 import torch
 from torch import nn
+from torch.optim.adam import adam as adam_update
+from torch.utils._foreach_utils import _get_fused_kernels_supported_devices as fused_devices
 
 from paracomp.models.pair import PairModel, RowGradient
 from paracomp.models.sparse_rows import adagrad_rows, adam_all_rows
@@ -139,7 +146,7 @@ def _adam_cpu(
                   real(size), real(eps))  # fmt: skip
 
 
-class DenseAdam(torch.optim.Optimizer):
+class DenseAdam(_Groups):
     """Adam over every row of a table whose gradient comes as sparse rows (the rows a batch
     does not use have gradient 0): ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
     ``w ← w − lr·√(1−β₂ᵗ)/(1−β₁ᵗ) · m/(√v + ε)`` on all rows, Lasagne's ``adam`` (the ε of
@@ -193,10 +200,82 @@ class DenseAdam(torch.optim.Optimizer):
                 param.addcdiv_(m, v.sqrt().add_(group["eps"]), value=-size)
 
 
+class Adam(_Groups):
+    """``torch.optim.Adam`` (no weight decay, AMSGrad or ``maximize``), stepped through its
+    functional form ``torch.optim.adam.adam`` with the state and the arguments ``Adam.step``
+    gives it: every update is torch's bit for bit and the state dict has its layout (a test
+    checks both), without importing ``torch._dynamo`` (module docstring). ``fused`` as
+    torch's, where the device has the fused kernel."""
+
+    def __init__(
+        self,
+        params: Iterable[nn.Parameter],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        fused: bool | None = None,
+    ):
+        super().__init__(
+            params,
+            {"lr": lr, "betas": betas, "eps": eps, "weight_decay": 0.0, "amsgrad": False,
+             "maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+             "fused": fused, "decoupled_weight_decay": False},
+        )  # fmt: skip
+
+    @torch.no_grad()
+    def step(self, closure: Callable[[], float] | None = None) -> None:
+        for group in self.param_groups:
+            params = [param for param in group["params"] if param.grad is not None]
+            for param in params:
+                state = self.state[param]
+                if not state:  # as Adam._init_group
+                    double = torch.get_default_dtype() == torch.float64 and not group["fused"]
+                    step = torch.zeros((), dtype=torch.float64 if double else torch.float32)
+                    state["step"] = step.to(param.device) if group["fused"] else step
+                    state["exp_avg"] = torch.zeros_like(param, memory_format=torch.preserve_format)
+                    state["exp_avg_sq"] = torch.zeros_like(
+                        param, memory_format=torch.preserve_format
+                    )
+            states = [self.state[param] for param in params]
+            beta1, beta2 = group["betas"]
+            adam_update(
+                params,
+                [param.grad for param in params],
+                [state["exp_avg"] for state in states],
+                [state["exp_avg_sq"] for state in states],
+                [],
+                [state["step"] for state in states],
+                foreach=group["foreach"],
+                fused=group["fused"],
+                amsgrad=False,
+                beta1=beta1,
+                beta2=beta2,
+                lr=group["lr"],
+                weight_decay=0.0,
+                eps=group["eps"],
+                maximize=False,
+            )
+
+
+def adam(
+    parameters: Iterable[nn.Parameter], *, fused: bool = False, **options: Any
+) -> Adam | torch.optim.Adam:
+    """Adam over ``parameters``: :class:`Adam` where they are all on a CPU, ``torch.optim.Adam``
+    elsewhere (a CUDA graph makes its state ``capturable``). ``fused``: torch's fused kernel
+    where the device has one (on a CPU about 5x faster over a whole vocabulary)."""
+    parameters = list(parameters)
+    on_cpu = all(param.device.type == "cpu" for param in parameters)
+    if fused and not all(param.device.type in fused_devices() for param in parameters):
+        fused = False
+    if on_cpu and not options.get("capturable"):
+        return Adam(parameters, fused=fused or None, **options)
+    return torch.optim.Adam(parameters, fused=fused or None, **options)
+
+
 class Optimizers:
     """Optimisers stepped together: one for the word rows, one for dense parameters."""
 
-    def __init__(self, optimizers: list[torch.optim.Optimizer | RowSparseAdagrad]):
+    def __init__(self, optimizers: list[torch.optim.Optimizer | _Groups]):
         self.optimizers = optimizers
 
     def zero_grad(self) -> None:
@@ -229,12 +308,10 @@ class Optimizers:
             opt.load_state_dict(state)
 
 
-_FACTORIES: dict[
-    str, tuple[type[torch.optim.Optimizer | RowSparseAdagrad], type[torch.optim.Optimizer]]
-] = {
+_FACTORIES: dict[str, tuple[Callable[..., torch.optim.Optimizer | _Groups], Callable[..., Any]]] = {
     "adagrad": (RowSparseAdagrad, torch.optim.Adagrad),
     "sgd": (torch.optim.SGD, torch.optim.SGD),
-    "adam": (DenseAdam, torch.optim.Adam),
+    "adam": (DenseAdam, adam),
 }
 OPTIMIZERS = tuple(_FACTORIES)
 ADAM_ROWS = ("dense", "lazy")
@@ -269,15 +346,11 @@ def make_optimizer(
 
 def target_adam(
     parameters: Iterable[nn.Parameter], config: TrainConfig, capturable: bool = False
-) -> torch.optim.Adam:
+) -> Adam | torch.optim.Adam:
     """The optimiser of a target run: dense Adam (TensorFlow's, as the authors'), fused where
     this torch build has it: on a CPU about 5x faster over a whole vocabulary, most of whose
     second moments are zero. ``capturable``: safe to capture in a CUDA graph (CUDA only)."""
     options: dict[str, Any] = {"lr": config.lr, "betas": (0.9, config.beta2), "eps": config.eps}
     if capturable:
         options["capturable"] = True
-    parameters = list(parameters)
-    try:
-        return torch.optim.Adam(parameters, fused=True, **options)
-    except RuntimeError:  # no fused kernel for this device in this build
-        return torch.optim.Adam(parameters, **options)
+    return adam(parameters, fused=True, **options)

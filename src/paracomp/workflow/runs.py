@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from paracomp.arguments import THEN
 from paracomp.errors import ConfigError, named
 from paracomp.registration import Registrations
 from paracomp.run_config import validate as check_run_settings
@@ -227,9 +228,14 @@ class Runs:
         return f"{point_folder(paper, run, point)}/{name}.json"
 
     def point_score(self, paper: str, run: str, point: int) -> str:
-        """What runs after training, as a shell continuation: nothing for a tuned point,
-        ``&& <the paper's scoring command>`` for a scored one."""
+        """What the trainer's process runs after training, as arguments of ``paracomp
+        train``: nothing for a tuned point, ``--then <the paper's scoring command>`` for a
+        scored one (the same process: no second start-up and imports)."""
         if self.tuned(paper, run):
             return ""
         folder = point_folder(paper, run, point)
-        return "&& " + self.scored_grid(paper).point_score(run, point, folder)
+        command = self.scored_grid(paper).point_score(run, point, folder)
+        program, _, arguments = command.partition(" ")
+        if program != "paracomp":
+            raise ConfigError(f"{paper}: the scoring of {run} is not a paracomp command: {command}")
+        return f"{THEN} {arguments}"

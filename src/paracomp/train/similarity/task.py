@@ -33,6 +33,7 @@ from paracomp.eval.metrics import pearson
 from paracomp.run_config import TrainConfig
 from paracomp.train import loop
 from paracomp.train.cuda_graph import GriddedComposer, graphed_composer
+from paracomp.train.optim import adam
 from paracomp.train.similarity.model import Noise, ScoredData, SimilarityModel, sparse_target
 
 Batch = tuple[list[np.ndarray], list[np.ndarray], np.ndarray]
@@ -73,7 +74,7 @@ class SimilarityTask(loop.Task):
             name: (value.detach().clone() if anchored else torch.zeros_like(value)).to(self.device)
             for name, value in self.model.composer.named_parameters()
         }
-        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=config.lr)
+        self.optimizer = adam(self.model.parameters(), lr=config.lr)
         target = sparse_target(self.data.gold + config.score_shift, config.classes) + 1e-6
         self.target = torch.as_tensor(target, device=self.device)
         self.ranks = torch.arange(1, config.classes + 1, dtype=torch.float32, device=self.device)
