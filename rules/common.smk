@@ -161,6 +161,7 @@ dataset_folder = SOURCES.dataset_folder
 embeddings_missing = SOURCES.embeddings_missing
 available = SOURCES.available
 set_paths = SOURCES.set_paths
+tokenised_set_paths = SOURCES.tokenised_set_paths
 set_args = SOURCES.set_args
 unavailable = SOURCES.unavailable
 table_targets = TABLES.targets

@@ -1,6 +1,7 @@
 # Evaluation of a model on every configured sentence-pair and word-similarity set: pretrained
 # vectors (rows averaged), a paper's run `<paper>/<run>` (through its own composer) or a model a
-# paper registered (Registration.leaderboard, rules/common.smk). Included after the papers' rules files.
+# paper registered (Registration.leaderboard, rules/common.smk); the sentence-pair sets tokenised
+# once (rule tokenise_set) for every model. Included after the papers' rules files.
 
 
 rule evaluate:

@@ -11,7 +11,7 @@ def model_source_args(wildcards) -> str:
 def eval_inputs(wildcards) -> dict:
     return {
         **MODELS.source_files(wildcards.model),
-        "sts": set_paths(EVAL["sts_sets"]),
+        "sts": tokenised_set_paths(EVAL["sts_sets"]),
         "wordsim": set_paths(EVAL["wordsim_sets"]),
     }
 

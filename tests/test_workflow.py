@@ -286,7 +286,7 @@ def test_scheepers_dry_runs(tmp_path, mirror):
         mirror=mirror,
     ).stdout
     jobs = dict(re.findall(r"^(\w+)\s+(\d+)$", out, flags=re.MULTILINE))
-    assert jobs["scheepers2018_init"] == "4" and out.count("paracomp scheepers2018 evaluate") == 80
+    assert jobs["scheepers2018_init"] == "4" and out.count("--then scheepers2018 evaluate") == 80
     assert '"steps": 20000, "freeze_steps": 2500' in out and "--device cuda" in out
     for name in ("glove-840b-300d", "word2vec-googlenews-300d", "fasttext-wiki-en-300d"):
         assert f"resources/embeddings/{name}.parquet" in out

@@ -60,6 +60,9 @@ def test_sets_come_from_the_first_source_that_has_them(sources: Sources) -> None
     assert sources.set_source("simlex999") is None  # mirror lacks it, no upstream release
     assert sources.available(["sts2012", "simlex999"]) == ["sts2012"]
     assert sources.set_paths(["sts2012", "simlex999"]) == ["resources/sets/sts2012.parquet"]
+    assert sources.tokenised_set_paths(["sts2012", "simlex999"]) == [
+        "resources/sets/tokens/sts2012.parquet"
+    ]
     assert sources.set_args(["sts2012"]) == ["sts2012=resources/sets/sts2012.parquet"]
     [reason] = sources.unavailable(["sts2012", "simlex999"])
     assert reason == (

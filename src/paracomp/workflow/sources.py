@@ -92,6 +92,12 @@ class Sources:
         """The parsed-set artefacts of the ``sets`` some source provides."""
         return [f"resources/sets/{s}.parquet" for s in self.available(sets)]
 
+    def tokenised_set_paths(self, sets: Sequence[str]) -> list[str]:
+        """The tokenised artefacts (rule ``tokenise_set``, the evaluation's tokenizer) of the
+        sentence-pair ``sets`` some source provides: scored by every model without
+        tokenising them again (paracomp.eval.tokens.tokenisation)."""
+        return [f"resources/sets/tokens/{s}.parquet" for s in self.available(sets)]
+
     def set_args(self, sets: Sequence[str]) -> list[str]:
         """``set=path`` arguments of the ``sets`` some source provides."""
         return [f"{s}=resources/sets/{s}.parquet" for s in self.available(sets)]

@@ -31,12 +31,12 @@ def _dry_run(workdir: Path, *configs: str, mirror: Path | None = None) -> str:
 
 def _words(out: str) -> int:
     """Word-training grid points in a dry run's output."""
-    return out.count("paracomp wieting2015 word-scores")
+    return out.count("--then wieting2015 word-scores")
 
 
 def _rnns(out: str) -> int:
     """RNN grid points in a dry run's output."""
-    return out.count("paracomp wieting2015 phrase-scores --run")
+    return out.count("--then wieting2015 phrase-scores --run")
 
 
 def _jobs(out: str) -> dict[str, int]:

@@ -10,13 +10,13 @@ import pytest
 def _points(out: str) -> int:
     """wieting2017's scored grid points in a dry run's output (jobs of the generic rule
     ``point``, which also trains wieting2015's PARAGRAM points)."""
-    return out.count("paracomp wieting2017 transfer --run")
+    return out.count("--then wieting2017 transfer --run")
 
 
 def _supervised(out: str) -> list[str]:
     """wieting2017's supervised grid points in a dry run's output (jobs of the rule ``point``
     too: the generic trainer, then the paper's record)."""
-    return [line for line in out.splitlines() if "paracomp wieting2017 supervised-record" in line]
+    return [line for line in out.splitlines() if "--then wieting2017 supervised-record" in line]
 
 
 @pytest.mark.slow
