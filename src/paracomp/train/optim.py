@@ -146,24 +146,7 @@ def _adam_cpu(
                   real(size), real(eps))  # fmt: skip
 
 
-class _AdamGroups(_Groups):
-    """:class:`_Groups` of Adam's hyperparameters, with the class's :attr:`EXTRA` defaults
-    and ``extra`` (their values) in each group."""
-
-    EXTRA: dict[str, Any] = {}
-
-    def __init__(
-        self,
-        params: Iterable[nn.Parameter],
-        lr: float = 1e-3,
-        betas: tuple[float, float] = (0.9, 0.999),
-        eps: float = 1e-8,
-        **extra: Any,
-    ):
-        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps, **self.EXTRA, **extra})
-
-
-class DenseAdam(_AdamGroups):
+class DenseAdam(_Groups):
     """Adam over every row of a table whose gradient comes as sparse rows (the rows a batch
     does not use have gradient 0): ``m ← β₁m + (1−β₁)g``, ``v ← β₂v + (1−β₂)g²``,
     ``w ← w − lr·√(1−β₂ᵗ)/(1−β₁ᵗ) · m/(√v + ε)`` on all rows, Lasagne's ``adam`` (the ε of
@@ -172,6 +155,15 @@ class DenseAdam(_AdamGroups):
     numba kernel (:func:`~paracomp.models.sparse_rows.adam_all_rows`): AVG on wieting2017's
     Bible pairs (34,021 × 50 rows, 175 steps an epoch) 0.32 → 0.25 s an epoch (2026-11-27,
     2-core EPYC, 1 thread)."""
+
+    def __init__(
+        self,
+        params: Iterable[nn.Parameter],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+    ):
+        super().__init__(params, {"lr": lr, "betas": betas, "eps": eps})
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> None:
@@ -208,16 +200,27 @@ class DenseAdam(_AdamGroups):
                 param.addcdiv_(m, v.sqrt().add_(group["eps"]), value=-size)
 
 
-class Adam(_AdamGroups):
+class Adam(_Groups):
     """``torch.optim.Adam`` (no weight decay, AMSGrad or ``maximize``), stepped through its
     functional form ``torch.optim.adam.adam`` with the state and the arguments ``Adam.step``
     gives it: every update is torch's bit for bit and the state dict has its layout (a test
     checks both), without importing ``torch._dynamo`` (module docstring). ``fused`` as
-    torch's (keyword ``fused``), where the device has the fused kernel."""
+    torch's, where the device has the fused kernel."""
 
-    EXTRA = {"weight_decay": 0.0, "amsgrad": False, "maximize": False, "foreach": None,
-             "capturable": False, "differentiable": False, "fused": None,
-             "decoupled_weight_decay": False}  # fmt: skip
+    def __init__(
+        self,
+        params: Iterable[nn.Parameter],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        fused: bool | None = None,
+    ):
+        super().__init__(
+            params,
+            {"lr": lr, "betas": betas, "eps": eps, "weight_decay": 0.0, "amsgrad": False,
+             "maximize": False, "foreach": None, "capturable": False, "differentiable": False,
+             "fused": fused, "decoupled_weight_decay": False},
+        )  # fmt: skip
 
     @torch.no_grad()
     def step(self, closure: Callable[[], float] | None = None) -> None:
