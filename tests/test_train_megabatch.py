@@ -143,6 +143,30 @@ def test_step_loss_by_hand(run):
     torch.testing.assert_close(task.megabatch.loss(task.model, step), want)
 
 
+def test_step_adds_the_composer_l2_and_the_pull_to_the_initial_rows():
+    """A mega-batch step descends the hinge plus ``reg_composer``'s ``½λ_c Σ‖θ‖²`` and
+    ``reg_initial``'s ``½λ_w ‖W − W_init‖²`` (both were once ignored in this mode): with SGD
+    the step is ``−lr`` times the hinge's autograd gradient plus ``λ_c θ`` and ``λ_w (W − W_init)``."""
+    lr, lam_c, lam_w = 0.1, 0.3, 0.2
+    config = _config("lstm_gaussian", optimizer="sgd", lr=lr, reg=0.0, scramble=0.0,
+                     reg_composer=lam_c, reg_initial=lam_w)  # fmt: skip
+    task = PairTask(config, _pairs())
+    initial = task.model.weight.detach().clone()
+    with torch.no_grad():  # moved off the initial rows, so that the pull has work to do
+        task.model.weight.add_(torch.randn(initial.shape, generator=torch.Generator().manual_seed(0)))
+    step = _first_step(task)
+    composer = list(task.model.composer.parameters())
+    before = [task.model.weight.detach().clone(), *(p.detach().clone() for p in composer)]
+    task.megabatch.loss(task.model, step).backward()
+    grads = [p.grad.to_dense() for p in (task.model.weight, *composer)]
+    task.step(0, step)
+    want_rows = before[0] - lr * (grads[0] + lam_w * (before[0] - initial))
+    torch.testing.assert_close(task.model.weight.detach(), want_rows)
+    assert composer
+    for param, old, grad in zip(composer, before[1:], grads[1:]):
+        torch.testing.assert_close(param.detach(), old - lr * (grad + lam_c * old))
+
+
 def test_gradient_reaches_the_negatives_rows():
     task = PairTask(_config("wlo", scramble=0.0, prior_weight=0.0), _pairs())
     step = _first_step(task)

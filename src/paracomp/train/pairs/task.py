@@ -196,11 +196,8 @@ class PairTask(loop.Task):
         if isinstance(batch, MegaStep):
             assert self.megabatch is not None
             with self._precision():
-                loss = self.megabatch.loss(self.model, batch, self.perturb)
-            self.optimizer.zero_grad()
-            loss.backward()
-            self.optimizer.step()
-            return loss.detach()
+                loss = self._composer_l2(self.megabatch.loss(self.model, batch, self.perturb))
+            return self._descend(loss)
         if self.perturb is not None:
             pairs, ids, starts = batch
             batch = pairs, self.noise.scrambled(ids, starts, self.perturb), starts
@@ -216,9 +213,8 @@ class PairTask(loop.Task):
                 by_hand = self.objective.loss_and_gradient(self.model, pairs, self.sampler)
                 if by_hand is None:
                     loss = self.objective.loss(self.model, pairs, self.sampler)
-            if by_hand is None and self.config.reg_composer:
-                params = self.model.composer.parameters()
-                loss = loss + composition_l2(params, self.config.reg_composer)
+            if by_hand is None:
+                loss = self._composer_l2(loss)
         if by_hand is not None:
             loss, rows = by_hand
             if self.pull is not None:
@@ -226,6 +222,17 @@ class PairTask(loop.Task):
                 loss = loss + pulled
             self.optimizer.step_rows(self.model.weight, rows)
             return loss
+        return self._descend(loss)
+
+    def _composer_l2(self, loss: torch.Tensor) -> torch.Tensor:
+        """``loss`` plus ``reg_composer``'s ``½λ Σ‖θ‖²`` over the composer's parameters."""
+        if not self.config.reg_composer:
+            return loss
+        return loss + composition_l2(self.model.composer.parameters(), self.config.reg_composer)
+
+    def _descend(self, loss: torch.Tensor) -> torch.Tensor:
+        """One optimiser step down ``loss`` by autograd, with ``reg_initial``'s pull towards
+        the initial rows added to the word rows' gradient; the loss with the pull's value."""
         self.optimizer.zero_grad()
         loss.backward()
         loss = loss.detach()
