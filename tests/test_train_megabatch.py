@@ -153,7 +153,9 @@ def test_step_adds_the_composer_l2_and_the_pull_to_the_initial_rows():
     task = PairTask(config, _pairs())
     initial = task.model.weight.detach().clone()
     with torch.no_grad():  # moved off the initial rows, so that the pull has work to do
-        task.model.weight.add_(torch.randn(initial.shape, generator=torch.Generator().manual_seed(0)))
+        task.model.weight.add_(
+            torch.randn(initial.shape, generator=torch.Generator().manual_seed(0))
+        )
     step = _first_step(task)
     composer = list(task.model.composer.parameters())
     before = [task.model.weight.detach().clone(), *(p.detach().clone() for p in composer)]
