@@ -81,8 +81,13 @@ def test_mine_needs_two_pairs():
 
 
 def test_mine_keeps_no_gradient():
-    vectors = torch.randn(8, 3, requires_grad=True)
+    vectors = torch.randn(8, 4, requires_grad=True)
     assert not mine(vectors, LOG_EIP).rows.requires_grad
+
+
+def test_gaussian_rows_of_odd_width_are_refused():
+    with pytest.raises(ValueError, match="even width, not 3"):
+        mine(torch.randn(8, 3), LOG_EIP)
 
 
 def test_an_exact_score_mines_in_small_blocks_with_the_same_negatives():

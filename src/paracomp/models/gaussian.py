@@ -35,7 +35,11 @@ from paracomp.models.base import Composer, ComposerFactory, SegmentBatch
 
 
 def split(gaussians: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(μ, log σ²)`` of ``[μ | log σ²]`` rows (…, 2k)."""
+    """``(μ, log σ²)`` of ``[μ | log σ²]`` rows (…, 2k); an odd width is refused."""
+    if gaussians.shape[-1] % 2:
+        raise ValueError(
+            f"Gaussian rows [μ | log σ²] need an even width, not {gaussians.shape[-1]}"
+        )
     mean, log_var = gaussians.chunk(2, dim=-1)
     return mean, log_var
 
