@@ -5,6 +5,7 @@ STS-B test Pearson r as Table 8 scores it and under other readings of the same r
     python benchmarks/chen2020_diagnose.py --runs side/wlo_a side/wlo_b
     python benchmarks/chen2020_diagnose.py --runs --vocab resources/corpus/chen2020/train.parquet
     python benchmarks/chen2020_diagnose.py --length             # results/chen2020/scores/*
+    python benchmarks/chen2020_diagnose.py --forces results/chen2020/runs/lstm_gaussian
 
 For every run folder: the loss and the tuning r of each epoch (``curve.parquet``); the STS-B
 test pairs with a word the run does not know and its r with the cosine of ``[μ ; σ²]`` (the
@@ -16,7 +17,16 @@ share of unknown tokens per specificity set (``results/chen2020/scores/<model>.j
 times (a randomly initialised run's, before 2026-11-28), per set, without training. With
 ``--length``, how much of each model's specificity score is sentence length: per rated set
 (Twitter, Yelp, Movie) the score's Spearman ρ with the labels (Table 2's cell), with the token
-count, and its partial ρ with the labels given the token count; and the score's spread.
+count, and its partial ρ with the labels given the token count; and the score's spread. With
+``--forces RUN`` (a Gaussian run), what pulls its variances with length: mega-batches of
+``--pool`` training pairs (``--samples`` of them) encoded by the run, negatives mined under the
+log expected inner product as the trainer mines them, and per length bin the share of pairs with
+a violated hinge, the times a sentence is the negative of a violated hinge and the mean of
+−∂loss/∂Σ log σ² (> 0: a step raises the sentence's variance). While the mean gaps are small
+beside the variances, as in the trained runs, a violated hinge lowers both paraphrases'
+variances and raises its negative's. Once with the run's variances, once with
+every sentence given their mean (the means kept), which shows where a length-blind variance is
+pushed.
 """
 
 from __future__ import annotations
@@ -24,9 +34,13 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    import torch
 
 
 def _pearson(a: np.ndarray, b: np.ndarray) -> float:
@@ -149,6 +163,72 @@ def length_effect(scores: Path, sentences: Path) -> None:
             print(f"{path.stem}: rho(label) / rho(length) / partial | " + "; ".join(cells))
 
 
+LENGTH_BINS = ((0, 15), (15, 25), (25, 35), (35, 50), (50, 1000))
+
+
+def hinge_forces(out: torch.Tensor, margin: float) -> pd.DataFrame:
+    """Per row of a mega-batch pool ``out`` (side 1 of its pairs, then side 2; ``[μ | log σ²]``
+    rows) with negatives mined under the log expected inner product: whether either hinge of its
+    pair is violated, how often it is a violated hinge's negative, and −∂loss/∂Σ log σ²."""
+    import torch
+
+    from paracomp.losses.gaussian import log_expected_inner_product
+    from paracomp.losses.megabatch import mine
+    from paracomp.losses.scores import SCORES
+
+    pool, k = out.shape[0] // 2, out.shape[1] // 2
+    partner = (torch.arange(2 * pool) + pool) % (2 * pool)
+    negative = mine(out, SCORES["log_eip"]).rows
+    leaf = out.detach().clone().requires_grad_(True)
+    hinge = (
+        margin
+        - log_expected_inner_product(leaf, leaf[partner])
+        + log_expected_inner_product(leaf, leaf[negative])
+    )
+    hinge.clamp_min(0).sum().backward()
+    violated = (hinge > 0).numpy()
+    return pd.DataFrame(
+        {
+            "pair_violated": violated | violated[partner.numpy()],
+            "negative_of_violated": np.bincount(negative.numpy()[violated], minlength=2 * pool),
+            "push_up": -leaf.grad[:, k:].sum(1).numpy(),
+        }
+    )
+
+
+def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> None:
+    """Print, per length bin, the hinge's pull on a Gaussian run's log-variances (module doc)."""
+    import torch
+
+    from paracomp.eval.trained import load_run
+
+    config, encoder = load_run(run)
+    train = pd.read_parquet(pairs_path, columns=["s1", "s2"])
+    edges = [b[0] for b in LENGTH_BINS] + [LENGTH_BINS[-1][1]]
+    for flat in (False, True):
+        rows: list[pd.DataFrame] = []
+        for seed in range(samples):
+            part = train.sample(pool, random_state=seed)
+            sentences = [s.split() for s in part["s1"]] + [s.split() for s in part["s2"]]
+            out = torch.from_numpy(encoder.outputs(sentences).astype(np.float64))
+            if flat:
+                k = out.shape[1] // 2
+                out[:, k:] = out[:, k:].mean(0)
+            found = hinge_forces(out, config.margin)
+            rows.append(found.assign(length=[len(s) for s in sentences]))
+        found = pd.concat(rows)
+        found["bin"] = pd.cut(found["length"], edges, right=False)
+        table = found.groupby("bin", observed=True).agg(
+            sentences=("length", "size"),
+            pair_violated=("pair_violated", "mean"),
+            negative_of_violated=("negative_of_violated", "mean"),
+            push_up=("push_up", "mean"),
+        )
+        label = "every sentence the mean log-variance" if flat else "the run's variances"
+        print(f"{run.name}, {label} (margin {config.margin}, {samples} × {pool} pairs):")
+        print(table.round(4).to_string())
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", nargs="*", type=Path)
@@ -161,7 +241,16 @@ def main() -> None:
         "--sentences", type=Path, default=Path("resources/chen2020/sentences.parquet")
     )
     parser.add_argument("--length", action="store_true", help="the scores' length effect only")
+    parser.add_argument("--forces", type=Path, help="a Gaussian run: the hinge's pull on σ²")
+    parser.add_argument(
+        "--pairs", type=Path, default=Path("resources/corpus/chen2020/train.parquet")
+    )
+    parser.add_argument("--pool", type=int, default=2000, help="pairs a mega-batch (20 × 100)")
+    parser.add_argument("--samples", type=int, default=4)
     args = parser.parse_args()
+    if args.forces:
+        variance_forces(args.forces, args.pairs, args.pool, args.samples)
+        return
     if args.length:
         length_effect(args.scores, args.sentences)
         return

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import torch
 from scipy.stats import rankdata
 
 
@@ -51,3 +52,17 @@ def test_length_effect_reads_scores_and_sentences(tmp_path: Path, capsys, benchm
     benchmark_script("chen2020_diagnose").length_effect(scores, tmp_path / "sentences.parquet")
     out = capsys.readouterr().out
     assert "shrinks:" in out and "yelp -90.0 / -100.0 / +nan" in out
+
+
+def test_hinge_forces_match_the_hand_computed_gradient(benchmark_script) -> None:
+    # Rows [μ | log σ²] of 2 pairs, side 1 then side 2: pair 0 = rows 0 and 2, pair 1 = rows
+    # 1 and 3; every σ² = 1, so d(a, b) = −½ (log 2 + Δ² / 2) − ½ log 2π. Mined negatives:
+    # 0 → 1, 1 → 2, 2 → 1, 3 → 2. Hinges at margin 0.9: 0.9 + (Δp² − Δn²) / 4 =
+    # −1.1, −0.0975, +0.15, −0.2: only row 2's is violated, m − d(2, 0) + d(2, 1), and
+    # ∂d(a, b)/∂log σ²_a = −¼ + Δ²/8.
+    out = torch.tensor([[0.0, 0.0], [3.0, 0.0], [1.0, 0.0], [3.1, 0.0]], dtype=torch.float64)
+    found = benchmark_script("chen2020_diagnose").hinge_forces(out, 0.9)
+    assert found["pair_violated"].tolist() == [True, False, True, False]
+    assert found["negative_of_violated"].tolist() == [0, 1, 0, 0]
+    expected = [-(1 / 4 - 1 / 8), -(-1 / 4 + 4 / 8), -(1 / 4 - 1 / 8 - 1 / 4 + 4 / 8), 0.0]
+    assert np.allclose(found["push_up"].to_numpy(), expected)
