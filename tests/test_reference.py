@@ -29,6 +29,7 @@ def test_every_command_and_option_is_described() -> None:
     paths = {command.path for command in found}
     assert {"paracomp train", "paracomp evaluate", "paracomp table"} <= paths
     assert {f"paracomp {paper}" for paper in PAPERS} <= paths
+    assert "paracomp A … --then B …" in found[0].help  # read outside argparse, told in its epilog
 
 
 def test_schema_keys_follow_refs_and_report_a_missing_description(tmp_path: Path) -> None:
@@ -78,7 +79,7 @@ properties:
 
 
 def test_commands_report_a_command_or_option_without_help() -> None:
-    parser = argparse.ArgumentParser(prog="tool", description="a tool")
+    parser = argparse.ArgumentParser(prog="tool", description="a tool", epilog="and more")
     sub = parser.add_subparsers(dest="command")
     done = sub.add_parser("done", help="a described command")
     done.add_argument("--out", help="where to (default: %(default)s)", default="x")
@@ -87,6 +88,7 @@ def test_commands_report_a_command_or_option_without_help() -> None:
     bare.add_argument("--flag", "-f", action="store_true")
     found = commands.commands(parser)
     assert [c.path for c in found] == ["tool", "tool done", "tool bare"]
+    assert found[0].help == "a tool and more"
     assert found[1].options[0].help == "where to (default: x)"
     assert commands.undocumented(found) == ["tool bare", "tool bare name", "tool bare --flag"]
     text = commands.markdown(found)

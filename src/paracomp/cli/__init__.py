@@ -27,7 +27,13 @@ STAGES = (data, corpus, train, evaluate, tables, use)
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="paracomp", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="paracomp",
+        description=__doc__.splitlines()[0],
+        epilog=f"paracomp A … {THEN} B … runs command B once A has succeeded, in the same "
+        "process (a grid point's scoring after its training: one interpreter start-up and "
+        "one set of imports); every command line is parsed before the first runs.",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="debug logging")
     sub = parser.add_subparsers(dest="command", required=True)
     for stage in STAGES:

@@ -55,7 +55,8 @@ def _walk(parser: argparse.ArgumentParser, path: str, text: str) -> Iterator[Com
             continue
         options.append(Option(_names(action), _help(parser, action), _required(action)))
     usage = " ".join(parser.format_usage().split())
-    yield Command(path, " ".join(text.split()), usage.removeprefix("usage: "), tuple(options))
+    text = " ".join(f"{text} {parser.epilog or ''}".split())
+    yield Command(path, text, usage.removeprefix("usage: "), tuple(options))
     for name, sub, helped in children:
         yield from _walk(sub, f"{path} {name}", helped or sub.description or "")
 
