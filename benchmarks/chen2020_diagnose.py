@@ -20,11 +20,12 @@ times (a randomly initialised run's, before 2026-11-28), per set, without traini
 count, and its partial ρ with the labels given the token count; and the score's spread. With
 ``--forces RUN`` (a Gaussian run), what pulls its variances with length: mega-batches of
 ``--pool`` training pairs (``--samples`` of them) encoded by the run, negatives mined under the
-log expected inner product as the trainer mines them, and per length bin the share of pairs with
-a violated hinge, the times a sentence is the negative of a violated hinge and the mean of
-−∂loss/∂Σ log σ² (> 0: a step raises the sentence's variance). While the mean gaps are small
-beside the variances, as in the trained runs, a violated hinge lowers both paraphrases'
-variances and raises its negative's. Once with the run's variances, once with
+log expected inner product as the trainer mines them, and per length bin the share of sentences
+whose paraphrase's hinge (anchored at the paraphrase, the sentence its positive) is violated,
+the times a sentence is the negative of a violated hinge and the mean of −∂loss/∂Σ log σ² (> 0:
+a step raises the sentence's variance). While the mean gaps are small beside the variances, as
+in the trained runs, a violated hinge lowers its positive's variance, raises its negative's and
+leaves its anchor's about as it was. Once with the run's variances, once with
 every sentence given their mean (the means kept), which shows where a length-blind variance is
 pushed.
 """
@@ -168,8 +169,9 @@ LENGTH_BINS = ((0, 15), (15, 25), (25, 35), (35, 50), (50, 1000))
 
 def hinge_forces(out: torch.Tensor, margin: float) -> pd.DataFrame:
     """Per row of a mega-batch pool ``out`` (side 1 of its pairs, then side 2; ``[μ | log σ²]``
-    rows) with negatives mined under the log expected inner product: whether either hinge of its
-    pair is violated, how often it is a violated hinge's negative, and −∂loss/∂Σ log σ²."""
+    rows) with negatives mined under the log expected inner product: whether its paraphrase's
+    hinge (where it is the positive) is violated, how often it is a violated hinge's negative,
+    and −∂loss/∂Σ log σ²."""
     import torch
 
     from paracomp.losses.gaussian import log_expected_inner_product
@@ -189,7 +191,7 @@ def hinge_forces(out: torch.Tensor, margin: float) -> pd.DataFrame:
     violated = (hinge > 0).numpy()
     return pd.DataFrame(
         {
-            "pair_violated": violated | violated[partner.numpy()],
+            "paraphrase_violated": violated[partner.numpy()],
             "negative_of_violated": np.bincount(negative.numpy()[violated], minlength=2 * pool),
             "push_up": -leaf.grad[:, k:].sum(1).numpy(),
         }
@@ -220,7 +222,7 @@ def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> Non
         found["bin"] = pd.cut(found["length"], edges, right=False)
         table = found.groupby("bin", observed=True).agg(
             sentences=("length", "size"),
-            pair_violated=("pair_violated", "mean"),
+            paraphrase_violated=("paraphrase_violated", "mean"),
             negative_of_violated=("negative_of_violated", "mean"),
             push_up=("push_up", "mean"),
         )

@@ -62,7 +62,7 @@ def test_hinge_forces_match_the_hand_computed_gradient(benchmark_script) -> None
     # ∂d(a, b)/∂log σ²_a = −¼ + Δ²/8.
     out = torch.tensor([[0.0, 0.0], [3.0, 0.0], [1.0, 0.0], [3.1, 0.0]], dtype=torch.float64)
     found = benchmark_script("chen2020_diagnose").hinge_forces(out, 0.9)
-    assert found["pair_violated"].tolist() == [True, False, True, False]
+    assert found["paraphrase_violated"].tolist() == [True, False, False, False]
     assert found["negative_of_violated"].tolist() == [0, 1, 0, 0]
     expected = [-(1 / 4 - 1 / 8), -(-1 / 4 + 4 / 8), -(1 / 4 - 1 / 8 - 1 / 4 + 4 / 8), 0.0]
     assert np.allclose(found["push_up"].to_numpy(), expected)
