@@ -198,15 +198,36 @@ def hinge_forces(out: torch.Tensor, margin: float) -> pd.DataFrame:
     )
 
 
+def _log_var_length_rho(outputs: np.ndarray, sentences: list[list[str]]) -> float:
+    from scipy.stats import spearmanr
+
+    k = outputs.shape[1] // 2
+    lengths = [len(s) for s in sentences]
+    return float(spearmanr(outputs[:, k:].sum(1), lengths).statistic)
+
+
 def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> None:
     """Print, per length bin, the hinge's pull on a Gaussian run's log-variances (module doc)."""
     import torch
 
     from paracomp.eval.trained import load_run
+    from paracomp.models.registry import make_composer
 
     config, encoder = load_run(run)
     train = pd.read_parquet(pairs_path, columns=["s1", "s2"])
     edges = [b[0] for b in LENGTH_BINS] + [LENGTH_BINS[-1][1]]
+    part = train.sample(pool, random_state=0)
+    sentences = [s.split() for s in part["s1"]] + [s.split() for s in part["s2"]]
+    trained = encoder.composer
+    torch.manual_seed(1)
+    encoder.composer = make_composer(config.composer, config.dim, settings=config.to_dict()).eval()
+    untrained = _log_var_length_rho(encoder.outputs(sentences), sentences)
+    encoder.composer = trained
+    print(
+        f"{run.name}: Spearman ρ of Σ log σ² with length over {2 * pool} training sentences: "
+        f"trained {_log_var_length_rho(encoder.outputs(sentences), sentences):+.2f}, "
+        f"an untrained composer (seed 1) over the same rows {untrained:+.2f}"
+    )
     for flat in (False, True):
         rows: list[pd.DataFrame] = []
         for seed in range(samples):
