@@ -27,7 +27,9 @@ a step raises the sentence's variance). While the mean gaps are small beside the
 in the trained runs, a violated hinge lowers its positive's variance, raises its negative's and
 leaves its anchor's about as it was. Once with the run's variances, once with
 every sentence given their mean (the means kept), which shows where a length-blind variance is
-pushed.
+pushed; with each bin's mean Σ (μ − μ')² to the paraphrase. Before them: the Spearman ρ of
+Σ log σ² with length, trained and for an untrained composer over the same rows, and the mean
+per dimension of σ₁² + σ₂² and of (μ₁ − μ₂)² over paraphrase and random pairs.
 """
 
 from __future__ import annotations
@@ -171,7 +173,7 @@ def hinge_forces(out: torch.Tensor, margin: float) -> pd.DataFrame:
     """Per row of a mega-batch pool ``out`` (side 1 of its pairs, then side 2; ``[μ | log σ²]``
     rows) with negatives mined under the log expected inner product: whether its paraphrase's
     hinge (where it is the positive) is violated, how often it is a violated hinge's negative,
-    and −∂loss/∂Σ log σ²."""
+    −∂loss/∂Σ log σ², and Σ (μ − μ')² with its paraphrase's mean μ'."""
     import torch
 
     from paracomp.losses.gaussian import log_expected_inner_product
@@ -194,6 +196,7 @@ def hinge_forces(out: torch.Tensor, margin: float) -> pd.DataFrame:
             "paraphrase_violated": violated[partner.numpy()],
             "negative_of_violated": np.bincount(negative.numpy()[violated], minlength=2 * pool),
             "push_up": -leaf.grad[:, k:].sum(1).numpy(),
+            "paraphrase_gap": (out[:, :k] - out[partner, :k]).square().sum(1).numpy(),
         }
     )
 
@@ -223,10 +226,19 @@ def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> Non
     encoder.composer = make_composer(config.composer, config.dim, settings=config.to_dict()).eval()
     untrained = _log_var_length_rho(encoder.outputs(sentences), sentences)
     encoder.composer = trained
+    out = encoder.outputs(sentences).astype(np.float64)
     print(
         f"{run.name}: Spearman ρ of Σ log σ² with length over {2 * pool} training sentences: "
-        f"trained {_log_var_length_rho(encoder.outputs(sentences), sentences):+.2f}, "
+        f"trained {_log_var_length_rho(out, sentences):+.2f}, "
         f"an untrained composer (seed 1) over the same rows {untrained:+.2f}"
+    )
+    k = out.shape[1] // 2
+    mean, var = out[:, :k], np.exp(out[:, k:])
+    left, right, other = slice(0, pool), slice(pool, 2 * pool), np.roll(np.arange(pool), 1) + pool
+    print(
+        f"per dimension: σ₁² + σ₂² {(var[left] + var[right]).mean():.3g}; (μ₁ − μ₂)² "
+        f"{np.square(mean[left] - mean[right]).mean():.3g} for paraphrases, "
+        f"{np.square(mean[left] - mean[other]).mean():.3g} for random pairs"
     )
     for flat in (False, True):
         rows: list[pd.DataFrame] = []
@@ -246,6 +258,7 @@ def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> Non
             paraphrase_violated=("paraphrase_violated", "mean"),
             negative_of_violated=("negative_of_violated", "mean"),
             push_up=("push_up", "mean"),
+            paraphrase_gap=("paraphrase_gap", "mean"),
         )
         label = "every sentence the mean log-variance" if flat else "the run's variances"
         print(f"{run.name}, {label} (margin {config.margin}, {samples} × {pool} pairs):")

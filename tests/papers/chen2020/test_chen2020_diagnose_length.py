@@ -64,5 +64,6 @@ def test_hinge_forces_match_the_hand_computed_gradient(benchmark_script) -> None
     found = benchmark_script("chen2020_diagnose").hinge_forces(out, 0.9)
     assert found["paraphrase_violated"].tolist() == [True, False, False, False]
     assert found["negative_of_violated"].tolist() == [0, 1, 0, 0]
+    assert np.allclose(found["paraphrase_gap"].to_numpy(), [1.0, 0.01, 1.0, 0.01])
     expected = [-(1 / 4 - 1 / 8), -(-1 / 4 + 4 / 8), -(1 / 4 - 1 / 8 - 1 / 4 + 4 / 8), 0.0]
     assert np.allclose(found["push_up"].to_numpy(), expected)
