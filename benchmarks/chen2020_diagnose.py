@@ -218,15 +218,17 @@ def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> Non
 
     config, encoder = load_run(run)
     train = pd.read_parquet(pairs_path, columns=["s1", "s2"])
-    edges = [b[0] for b in LENGTH_BINS] + [LENGTH_BINS[-1][1]]
-    part = train.sample(pool, random_state=0)
-    sentences = [s.split() for s in part["s1"]] + [s.split() for s in part["s2"]]
+    batches = []  # (sentences, outputs) of each sample, encoded once
+    for seed in range(samples):
+        part = train.sample(pool, random_state=seed)
+        sentences = [s.split() for s in part["s1"]] + [s.split() for s in part["s2"]]
+        batches.append((sentences, encoder.outputs(sentences).astype(np.float64)))
+    sentences, out = batches[0]
     trained = encoder.composer
     torch.manual_seed(1)
     encoder.composer = make_composer(config.composer, config.dim, settings=config.to_dict()).eval()
     untrained = _log_var_length_rho(encoder.outputs(sentences), sentences)
     encoder.composer = trained
-    out = encoder.outputs(sentences).astype(np.float64)
     print(
         f"{run.name}: Spearman ρ of Σ log σ² with length over {2 * pool} training sentences: "
         f"trained {_log_var_length_rho(out, sentences):+.2f}, "
@@ -240,16 +242,14 @@ def variance_forces(run: Path, pairs_path: Path, pool: int, samples: int) -> Non
         f"{np.square(mean[left] - mean[right]).mean():.3g} for paraphrases, "
         f"{np.square(mean[left] - mean[other]).mean():.3g} for random pairs"
     )
+    edges = [b[0] for b in LENGTH_BINS] + [LENGTH_BINS[-1][1]]
     for flat in (False, True):
         rows: list[pd.DataFrame] = []
-        for seed in range(samples):
-            part = train.sample(pool, random_state=seed)
-            sentences = [s.split() for s in part["s1"]] + [s.split() for s in part["s2"]]
-            out = torch.from_numpy(encoder.outputs(sentences).astype(np.float64))
+        for sentences, out in batches:
+            rows_out = torch.from_numpy(out.copy())
             if flat:
-                k = out.shape[1] // 2
-                out[:, k:] = out[:, k:].mean(0)
-            found = hinge_forces(out, config.margin)
+                rows_out[:, k:] = rows_out[:, k:].mean(0)
+            found = hinge_forces(rows_out, config.margin)
             rows.append(found.assign(length=[len(s) for s in sentences]))
         found = pd.concat(rows)
         found["bin"] = pd.cut(found["length"], edges, right=False)
