@@ -144,6 +144,7 @@ rule paper_overview:
         "benchmarks/snakemake/overview/{paper}.tsv"
     params:
         compare=overview_compare_args,
+        replicates=overview_replicates_args,
     localrule: True
     resources:
         mem_mb=500,
@@ -152,7 +153,7 @@ rule paper_overview:
         "../envs/paracomp.yaml"
     shell:
         "paracomp overview {wildcards.paper} --compare {params.compare:q}"
-        " --findings {input.findings:q} --out {output.table:q} --markdown {output.markdown:q}"
+        " {params.replicates} --findings {input.findings:q} --out {output.table:q} --markdown {output.markdown:q}"
         " --html {output.page:q} > {log} 2>&1"
 
 

@@ -54,10 +54,18 @@ def findings_replicates_args(wildcards) -> str:
 
 
 def overview_inputs(wildcards) -> dict[str, object]:
-    """Every table's compare file of a paper, and its findings."""
-    compare = TABLES.compare_files(wildcards.paper, block(wildcards.paper)["tables"])
-    return {"compare": list(compare.values()), "findings": f"results/{wildcards.paper}/findings.csv"}
+    """Every table's compare file of a paper (and its replicates, if any), and its findings."""
+    tables = block(wildcards.paper)["tables"]
+    return {
+        "compare": list(TABLES.compare_files(wildcards.paper, tables).values()),
+        "replicates": list(TABLES.replicates_files(wildcards.paper, tables).values()),
+        "findings": f"results/{wildcards.paper}/findings.csv",
+    }
 
 
 def overview_compare_args(wildcards) -> list[str]:
     return TABLES.overview_compare_args(wildcards.paper)
+
+
+def overview_replicates_args(wildcards) -> str:
+    return TABLES.overview_replicates_args(wildcards.paper)

@@ -254,8 +254,9 @@ def test_exchangeable_models_give_an_unresolved_claim(tmp_path):
     from paracomp.tables.overview import write_overview
 
     compare = {"table3": tmp_path / "t" / "table3.compare.csv"}
+    replicates = {"table3": tmp_path / "t" / "table3.replicates.parquet"}
     paths = [tmp_path / f"overview.{x}" for x in ("csv", "md", "html")]
-    write_overview("x", compare, tmp_path / "findings.csv", *paths)
+    write_overview("x", compare, replicates, tmp_path / "findings.csv", *paths)
     assert (
         "On the test-set bootstrap (P(holds) ≥ 0.95 holds, ≤ 0.05 fails): 0 holds, 0 fails, 1 unresolved."
         in (paths[1].read_text())

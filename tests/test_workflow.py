@@ -327,6 +327,10 @@ def test_table1_end_to_end_on_the_mirror(tmp_path, mirror):
     # both: Table 1, its compare file, the findings and the overview page, under scheepers2018
     overview = "results/scheepers2018/overview.csv"
     snakemake(tmp_path, overview, *config, mirror=mirror)
+    (summary,) = pd.read_csv(tmp_path / overview).to_dict("records")  # the rule passes the
+    assert summary["resampled"] == "test sets"  # replicates: the distance's sd and floor
+    assert 0 < summary["mean_abs_delta_sd"] < summary["mean_abs_delta"]
+    assert 0 < summary["noise_floor"] < summary["mean_abs_delta"]
     report = tmp_path / "report.html"
     snakemake(tmp_path, "--report", str(report), overview, *config, mirror=mirror)
     html = report.read_text()

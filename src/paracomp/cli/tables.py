@@ -47,8 +47,9 @@ def _overview(args: argparse.Namespace) -> None:
     from paracomp.tables.overview import write_overview
 
     compare = {k: Path(v) for k, v in key_values(args.compare).items()}
+    replicates = {k: Path(v) for k, v in key_values(args.replicates).items()}
     paths = (Path(args.findings), Path(args.out), Path(args.markdown), Path(args.html))
-    write_overview(args.paper, compare, *paths)
+    write_overview(args.paper, compare, replicates, *paths)
 
 
 def _leaderboard(args: argparse.Namespace) -> None:
@@ -114,6 +115,13 @@ def add_parsers(sub: argparse._SubParsersAction) -> None:
         default=[],
         metavar="TABLE=COMPARE_CSV",
         help="each table's compare file",
+    )
+    p.add_argument(
+        "--replicates",
+        nargs="*",
+        default=[],
+        metavar="TABLE=PARQUET",
+        help="the tables' bootstrap replicates (the interval of each mean |ours − paper|)",
     )
     p.add_argument("--findings", required=True, help="the paper's findings.csv")
     p.add_argument("--out", required=True, help="overview CSV (one row per table)")

@@ -2,7 +2,8 @@
 
 One row per table from its compare file: cells, cells we computed, cells with a printed
 number, and the mean and largest |ours − paper| over the cells the table compares (its
-``delta``: a table leaves it empty where ours and the paper's are not like with like); then the
+``delta``: a table leaves it empty where ours and the paper's are not like with like), with the
+mean's sd and noise floor over the table's bootstrap replicates (:func:`distance_noise`); then the
 verdicts of its findings (:mod:`paracomp.tables.findings`), the claims that do not hold named;
 and the same as one HTML page for the report, every claim with its verdict. Nothing here
 imports pandas.
@@ -15,21 +16,33 @@ import html
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
+import numpy as np
+
 from paracomp.atomic import atomic_path
 from paracomp.tables.compare_file import read_compare
 from paracomp.tables.findings import cell_value
+from paracomp.tables.replicates import Replicates, read_replicates
 
 THREE_WAY = ("holds", "fails", "unresolved")
-COLUMNS = ("table", "cells", "computed", "printed", "compared", "mean_abs_delta", "max_abs_delta")
+COLUMNS = (
+    "table", "cells", "computed", "printed", "compared",
+    "mean_abs_delta", "mean_abs_delta_sd", "noise_floor", "resampled", "max_abs_delta",
+)  # fmt: skip
 
 
-def table_summary(table: str, compare: Path) -> dict[str, str]:
-    """The overview row of one table's compare file."""
+def table_summary(table: str, compare: Path, replicates: Path | None = None) -> dict[str, str]:
+    """The overview row of one table's compare file (and its bootstrap replicates, if any)."""
     rows = read_compare(compare)
     ours = [cell_value(r["ours"]) for r in rows]
     paper = [cell_value(r["paper"]) for r in rows]
-    deltas = [abs(d) for d in (_delta(r, o, p) for r, o, p in zip(rows, ours, paper, strict=True))
-              if d is not None]  # fmt: skip
+    compared = {
+        f"{r['row']}|{r['column']}": (d, p)
+        for r, o, p in zip(rows, ours, paper, strict=True)
+        if (d := _delta(r, o, p)) is not None
+    }
+    deltas = [abs(d) for d, _ in compared.values()]
+    found = read_replicates(replicates) if replicates is not None else None
+    noise = distance_noise(compared, found)
     return {
         "table": table,
         "cells": str(len(rows)),
@@ -37,8 +50,46 @@ def table_summary(table: str, compare: Path) -> dict[str, str]:
         "printed": str(sum(p is not None for p in paper)),
         "compared": str(len(deltas)),
         "mean_abs_delta": f"{sum(deltas) / len(deltas):.2f}" if deltas else "",
+        "mean_abs_delta_sd": _figure(noise[0]) if noise else "",
+        "noise_floor": _figure(noise[1]) if noise else "",
+        "resampled": _resampled(compared, found) if noise and found else "",
         "max_abs_delta": f"{max(deltas):.2f}" if deltas else "",
     }
+
+
+def distance_noise(
+    compared: Mapping[str, tuple[float, float | None]], replicates: Replicates | None
+) -> tuple[float, float] | None:
+    """How much of the mean |ours − paper| over ``compared`` (cell ``row|column`` -> its
+    ours − paper and the paper's number) is noise, from the replicates of every compared cell
+    (test-set resamples, and seeds where a cell has several): its sd over the resamples, and
+    its noise floor, the mean |ours − paper| a run whose every cell's expectation were the
+    printed number would show, Σ sd_c · √(2/π) / n. ``None`` where a compared cell has no
+    replicates (a count, say) or nothing is compared.
+
+    No interval is given: near print |·| lifts the mean by an amount the resamples
+    underestimate, so an interval from them misses the true distance. Their sd is sound: in
+    simulation (tests/test_overview.py) within 5% of the mean's own sd where most cells lie
+    far from print, and up to a third above it where all sit on print. Resamples in which a
+    cell has no value are left out.
+    """
+    if replicates is None or not compared:
+        return None
+    if any(k not in replicates.values or p is None for k, (_, p) in compared.items()):
+        return None
+    values = np.stack([replicates.values[k] for k in compared])
+    values = values[:, np.isfinite(values).all(axis=0)]
+    if values.shape[1] < 2:
+        return None
+    printed = np.array([p for _, p in compared.values()])[:, None]
+    spread = float(np.abs(values - printed).mean(axis=0).std(ddof=1))
+    floor = float(values.std(axis=1, ddof=1).mean() * np.sqrt(2 / np.pi))
+    return spread, floor
+
+
+def _figure(x: float) -> str:
+    """Two decimals, as the table's mean; one significant digit below 0.005 (not "0.00")."""
+    return f"{x:.2f}" if x >= 0.005 or x == 0 else f"{x:.1g}"
 
 
 def _delta(row: dict[str, str], ours: float | None, paper: float | None) -> float | None:
@@ -50,17 +101,30 @@ def _delta(row: dict[str, str], ours: float | None, paper: float | None) -> floa
     return None if ours is None or paper is None else ours - paper
 
 
+def _resampled(compared: Mapping[str, object], replicates: Replicates) -> str:
+    """What the sd and the floor resample: the test sets, and the seeds of the cells run with
+    several (an sd over one seed's runs says nothing of another seed's)."""
+    seeded = sum(k in replicates.seeds for k in compared)
+    if not seeded:
+        return "test sets"
+    if seeded == len(compared):
+        return "seeds and test sets"
+    return f"test sets; seeds for {seeded} of {len(compared)} cells"
+
+
 def write_overview(
     paper: str,
     compare: Mapping[str, Path],
+    replicates: Mapping[str, Path],
     findings: Path,
     csv_path: Path,
     markdown: Path,
     page: Path,
 ) -> None:
     """``overview.csv`` (one row per table), ``overview.md`` (the tables and the findings)
-    and ``overview.html`` (the same, every claim with its verdict), atomically."""
-    summaries = [table_summary(table, path) for table, path in compare.items()]
+    and ``overview.html`` (the same, every claim with its verdict), atomically; ``replicates``
+    holds the bootstrap replicates of the tables that have them."""
+    summaries = [table_summary(t, path, replicates.get(t)) for t, path in compare.items()]
     with atomic_path(csv_path) as tmp, open(tmp, "w", newline="", encoding="utf-8") as handle:
         writer = csv.DictWriter(handle, fieldnames=COLUMNS)
         writer.writeheader()
@@ -78,10 +142,13 @@ def _markdown(
 ) -> Iterator[str]:
     yield f"# {paper}: overview"
     yield ""
-    yield "| table | cells | computed | printed | compared | mean \\|ours − paper\\| | max |"
-    yield "|---|---:|---:|---:|---:|---:|---:|"
+    yield (
+        "| table | cells | computed | printed | compared | mean \\|ours − paper\\| ± sd"
+        " | from noise alone | over | max |"
+    )
+    yield "|---|---:|---:|---:|---:|---:|---:|---|---:|"
     for s in summaries:
-        yield "| " + " | ".join(s[c] or "—" for c in COLUMNS) + " |"
+        yield "| " + " | ".join(c or "—" for c in _shown(s)) + " |"
     counts = {v: sum(c["holds"] == v for c in claims) for v in ("yes", "no", "not computable")}
     yield ""
     yield (
@@ -92,6 +159,18 @@ def _markdown(
     for claim in claims:
         if claim["holds"] != "yes":
             yield f"- {claim['holds']}: {claim['claim']} ({claim['where']}): {claim['why']}"
+
+
+def _shown(summary: Mapping[str, str]) -> list[str]:
+    """A table's overview row as the markdown and the page show it: the mean with its sd."""
+    mean, sd = summary["mean_abs_delta"], summary["mean_abs_delta_sd"]
+    return [
+        *(summary[c] for c in COLUMNS[:5]),
+        f"{mean} ± {sd}" if sd else mean,
+        summary["noise_floor"],
+        summary["resampled"],
+        summary["max_abs_delta"],
+    ]
 
 
 def _verdicts(claims: list[dict[str, str]]) -> Iterator[str]:
@@ -118,7 +197,10 @@ def verdict_counts(claims: Sequence[Mapping[str, str]]) -> dict[str, int]:
     return {v: found.count(v) for v in kinds if v in THREE_WAY or found.count(v)}
 
 
-HEADERS = ("table", "cells", "computed", "printed", "compared", "mean |ours − paper|", "max")
+HEADERS = (
+    "table", "cells", "computed", "printed", "compared",
+    "mean |ours − paper| ± sd", "from noise alone", "over", "max",
+)  # fmt: skip
 VERDICT_COLOURS = {"yes": "#d8f0d8", "no": "#f6d5d5", "not computable": "#eeeeee"}
 
 
@@ -143,7 +225,7 @@ def _html(
     yield "<h2>Tables against print</h2><table>"
     yield _row(HEADERS, "th")
     for s in summaries:
-        yield _row([s[c] for c in COLUMNS])
+        yield _row(_shown(s))
     yield "</table>"
     counts = {v: sum(c["holds"] == v for c in claims) for v in VERDICT_COLOURS}
     yield (

@@ -116,14 +116,21 @@ class PaperTables:
 
     def findings_replicates_args(self, paper: str) -> str:
         """``--replicates table=path …`` for the claimed tables with replicates ("" if none)."""
-        found = self.replicates_files(paper, self.claimed(paper))
-        if not found:
-            return ""
-        return " ".join(["--replicates", *(shlex.quote(f"{t}={p}") for t, p in found.items())])
+        return self._replicates_args(paper, self.claimed(paper))
 
     def overview_compare_args(self, paper: str) -> list[str]:
         compare = self.compare_files(paper, self.blocks[paper]["tables"])
         return [f"{table}={path}" for table, path in compare.items()]
+
+    def overview_replicates_args(self, paper: str) -> str:
+        """``--replicates table=path …`` for every table of ``paper`` with replicates."""
+        return self._replicates_args(paper, self.blocks[paper]["tables"])
+
+    def _replicates_args(self, paper: str, tables: Iterable[str]) -> str:
+        found = self.replicates_files(paper, tables)
+        if not found:
+            return ""
+        return " ".join(["--replicates", *(shlex.quote(f"{t}={p}") for t, p in found.items())])
 
     def spec_json(self, paper: str, table: str) -> str:
         return json.dumps(self.spec(paper, table))
