@@ -55,8 +55,9 @@ def coverage(
         }
         for name, (a, b) in intervals.items():
             covered[name] += a <= truth <= b
-        compared = {k: (o, 0.0) for k, o in zip(keys, ours, strict=True)}
-        noise = distance_noise(compared, Replicates(dict(zip(keys, reps, strict=True)), {}, 0, 0))
+        noise = distance_noise(
+            dict.fromkeys(keys, 0.0), Replicates(dict(zip(keys, reps, strict=True)), {}, 0, 0)
+        )
         assert noise is not None
         estimates.append(estimate)
         sds.append(noise[0])

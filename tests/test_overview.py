@@ -149,10 +149,8 @@ def test_distance_noise_sd_is_the_means_sampling_sd(gaps, low, high):
     for ours in draws[:40]:
         reps = ours[:, None] + rng.normal(0, 3, (gaps.size, 1000))
         keys = [f"c|{i}" for i in range(gaps.size)]
-        compared = {k: (o - p, p) for k, o, p in zip(keys, ours, printed, strict=True)}
-        noise = distance_noise(
-            compared, Replicates(dict(zip(keys, reps, strict=True)), {}, 1000, 0)
-        )
+        paper = dict(zip(keys, printed, strict=True))
+        noise = distance_noise(paper, Replicates(dict(zip(keys, reps, strict=True)), {}, 1000, 0))
         assert noise is not None
         found.append(noise)
     sd, floor = np.mean(found, axis=0)

@@ -42,7 +42,7 @@ def table_summary(table: str, compare: Path, replicates: Path | None = None) -> 
     }
     deltas = [abs(d) for d, _ in compared.values()]
     found = read_replicates(replicates) if replicates is not None else None
-    noise = distance_noise(compared, found)
+    noise = distance_noise({k: p for k, (_, p) in compared.items()}, found)
     return {
         "table": table,
         "cells": str(len(rows)),
@@ -58,10 +58,10 @@ def table_summary(table: str, compare: Path, replicates: Path | None = None) -> 
 
 
 def distance_noise(
-    compared: Mapping[str, tuple[float, float | None]], replicates: Replicates | None
+    printed: Mapping[str, float | None], replicates: Replicates | None
 ) -> tuple[float, float] | None:
-    """How much of the mean |ours − paper| over ``compared`` (cell ``row|column`` -> its
-    ours − paper and the paper's number) is noise, from the replicates of every compared cell
+    """How much of the mean |ours − paper| over the compared cells (``printed``: cell
+    ``row|column`` -> the paper's number) is noise, from the replicates of every compared cell
     (test-set resamples, and seeds where a cell has several): its sd over the resamples, and
     its noise floor, the mean |ours − paper| a run whose every cell's expectation were the
     printed number would show, Σ sd_c · √(2/π) / n. ``None`` where a compared cell has no
@@ -73,16 +73,16 @@ def distance_noise(
     far from print, and up to a third above it where all sit on print. Resamples in which a
     cell has no value are left out.
     """
-    if replicates is None or not compared:
+    if replicates is None or not printed:
         return None
-    if any(k not in replicates.values or p is None for k, (_, p) in compared.items()):
+    if any(k not in replicates.values or p is None for k, p in printed.items()):
         return None
-    values = np.stack([replicates.values[k] for k in compared])
+    values = np.stack([replicates.values[k] for k in printed])
     values = values[:, np.isfinite(values).all(axis=0)]
     if values.shape[1] < 2:
         return None
-    printed = np.array([p for _, p in compared.values()])[:, None]
-    spread = float(np.abs(values - printed).mean(axis=0).std(ddof=1))
+    paper = np.array(list(printed.values()))[:, None]
+    spread = float(np.abs(values - paper).mean(axis=0).std(ddof=1))
     floor = float(values.std(axis=1, ddof=1).mean() * np.sqrt(2 / np.pi))
     return spread, floor
 
